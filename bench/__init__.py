@@ -1,0 +1,1 @@
+"""Benchmark helpers: a realistic Continue store generator and the comparison baselines."""

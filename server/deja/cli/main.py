@@ -1,0 +1,315 @@
+"""`deja`: the command line. A thin front door over the query API; imports the core alone."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from deja.index import PassReport
+from deja.query import SEARCH_ROLES, History, QueryError, SearchQuery, UnknownSession
+
+from . import render
+from .progress import ProgressBar
+
+
+class CliError(Exception):
+    """One clear line on stderr and a non-zero exit."""
+
+
+def _since(value: str) -> float:
+    """`7d`, `12h`, `30m`, `2w` ago, or a date `2026-11-01`."""
+    match = re.fullmatch(r"(\d+)([mhdw])", value.strip())
+    if match:
+        unit = {"m": 60, "h": 3_600, "d": 86_400, "w": 604_800}[match.group(2)]
+        return time.time() - int(match.group(1)) * unit
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a duration (7d, 12h) or a date (2026-11-01)"
+        ) from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="deja", description="Search and recall your Continue sessions."
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--json", action="store_true", help="print a versioned JSON envelope")
+        return sub
+
+    def scoped(sub: argparse.ArgumentParser) -> None:
+        group = sub.add_mutually_exclusive_group()
+        group.add_argument("--all", action="store_true", help="every workspace")
+        group.add_argument("--workspace", metavar="DIR", help="sessions of this workspace")
+
+    sub = command("index", "bring the index up to date with Continue's store")
+    sub.add_argument("--rebuild", action="store_true",
+                     help="re-derive everything from the store (keeps compacted turns)")
+
+    sub = command("search", "search every session")
+    sub.add_argument("query", nargs="+", help='words, "exact phrase", prefix*, -exclude')
+    scoped(sub)
+    sub.add_argument("--role", choices=SEARCH_ROLES)
+    sub.add_argument("--file", metavar="PATH", help="only records about this file")
+    sub.add_argument("--session", metavar="ID")
+    sub.add_argument("--since", type=_since, metavar="7d|2026-11-01")
+    sub.add_argument("--limit", type=_positive, default=10)
+
+    sub = command("sessions", "list sessions, newest first")
+    scoped(sub)
+    sub.add_argument("--limit", type=_positive, default=20)
+    sub.add_argument("--offset", type=_positive, default=0)
+
+    sub = command("show", "show a session as indexed, compacted turns included")
+    sub.add_argument("session_id", metavar="ID")
+    sub.add_argument("--turn", type=_positive)
+
+    sub = command("blame", "every recorded edit, write and read of a file")
+    sub.add_argument("path", metavar="PATH")
+    sub.add_argument("--line", type=int, metavar="N", help="only edits covering line N (1-based)")
+    sub.add_argument("--limit", type=_positive, default=50)
+
+    command("stats", "what the index holds")
+
+    sub = command("forget", "remove sessions from the index for good")
+    group = sub.add_mutually_exclusive_group(required=True)
+    group.add_argument("--session", metavar="ID")
+    group.add_argument("--workspace", metavar="DIR")
+    return parser
+
+
+def _open() -> History:
+    return History()
+
+
+def _pass(history: History, *, rebuild: bool = False, quiet: bool = False) -> PassReport:
+    bar = ProgressBar(sys.stderr, enabled=not quiet)
+    try:
+        return history.refresh(rebuild=rebuild, progress=bar.update)
+    finally:
+        bar.finish()
+
+
+def _ensure_store(history: History) -> None:
+    if not (history.root / "sessions").is_dir() and history.stats().sessions == 0:
+        raise CliError(
+            f"no Continue store at {history.root / 'sessions'} "
+            "(set DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)"
+        )
+
+
+def _emit(args: argparse.Namespace, command: str, lines: Callable[[], list[str]],
+          **payload: object) -> None:
+    if args.json:
+        sys.stdout.buffer.write(render.envelope(command, **payload))
+    else:
+        render.write_lines(lines())
+
+
+def cmd_index(args: argparse.Namespace, history: History) -> int:
+    _ensure_store(history)
+    report = _pass(history, rebuild=args.rebuild, quiet=args.json)
+    recovery = history.index.recovery
+
+    def lines() -> list[str]:
+        out = [
+            f"{report.sessions} sessions in the store · {report.read} read · "
+            f"{report.changed} changed · {report.kept} turns kept from compaction · "
+            f"{report.deleted} marked deleted · {len(report.errors)} errors "
+            f"({report.seconds:.2f} s)"
+        ]
+        out += [f"error: {d.path}: {d.message}" for d in report.errors]
+        if recovery:
+            out += [f"note: {recovery.message}", f"note: {recovery.lost}"]
+        return out
+
+    _emit(args, "index", lines, sessions=report.sessions, read=report.read,
+          changed=report.changed, kept_from_compaction=report.kept, deleted=report.deleted,
+          errors=[{"path": d.path, "message": d.message} for d in report.errors],
+          seconds=round(report.seconds, 3),
+          recovery=None if recovery is None else {"message": recovery.message,
+                                                   "lost": recovery.lost})
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, history: History) -> int:
+    _ensure_store(history)
+    _pass(history, quiet=True)
+    choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    session = history.resolve_session(args.session) if args.session else None
+    file = None
+    if args.file:
+        file = os.path.normpath(os.path.join(os.getcwd(), args.file))
+    query = SearchQuery(text=" ".join(args.query), scope=choice.scope, role=args.role,
+                        file=file, session=session, since=args.since, limit=args.limit)
+    result = history.search(query)
+    notes = list(choice.notes)
+    if result.approximate:
+        fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
+        notes.append(f"no exact match; approximate hits ({fixes})")
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        out = [style.dim(f"note: {note}") for note in notes]
+        if not result.hits:
+            out.append(f"nothing found for {query.text!r} in {choice.scope.label}")
+        for hit in result.hits:
+            out += render.hit_lines(hit, style, now)
+        return out
+
+    _emit(args, "search", lines, query=query.text, scope=choice.scope.label,
+          approximate=result.approximate, notes=notes,
+          hits=[render.hit_json(hit) for hit in result.hits])
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace, history: History) -> int:
+    _ensure_store(history)
+    _pass(history, quiet=True)
+    choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    summaries = history.sessions(choice.scope, args.limit, args.offset)
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        out = [style.dim(f"note: {note}") for note in choice.notes]
+        for summary in summaries:
+            out += render.session_lines(summary, style, now)
+        if not summaries:
+            out.append(f"no sessions in {choice.scope.label}")
+        return out
+
+    _emit(args, "sessions", lines, scope=choice.scope.label, notes=choice.notes,
+          sessions=[render.session_json(s) for s in summaries])
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, history: History) -> int:
+    _pass(history, quiet=True)
+    view = history.show(args.session_id, args.turn)
+    if args.turn is not None and not view.records:
+        raise CliError(f"session {view.session.id} has no turn {args.turn}")
+    style = render.Style(sys.stdout)
+    _emit(args, "show", lambda: render.show_lines(view, style),
+          session=render.session_json(view.session),
+          records=[render.record_json(r) for r in view.records])
+    return 0
+
+
+def cmd_blame(args: argparse.Namespace, history: History) -> int:
+    _pass(history, quiet=True)
+    events = history.file_history(args.path, limit=args.limit)
+    if args.line is not None:
+        path = Path(args.path)
+        try:
+            document = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise CliError(f"cannot read {path} to find line {args.line}: {error}") from None
+        from deja.query.blame import covering_line, place_in_document
+
+        place_in_document(events, document)
+        events = covering_line(events, args.line - 1)
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        if not events:
+            return [f"no recorded edits, writes or reads of {args.path}"]
+        out: list[str] = []
+        for event in events:
+            out += render.event_lines(event, style, now)
+        return out
+
+    _emit(args, "blame", lines, path=args.path, line=args.line,
+          events=[render.event_json(e) for e in events])
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, history: History) -> int:
+    stats = history.stats()
+
+    def lines() -> list[str]:
+        ratio = f" ({stats.index_bytes / stats.store_bytes:.0%} of the store)" \
+            if stats.store_bytes else ""
+        return [
+            f"sessions: {stats.sessions} ({stats.deleted_sessions} deleted from the store)",
+            f"records: {stats.records} ({stats.compacted_records} compacted: only Deja has them)",
+            f"index: {render.human_size(stats.index_bytes)}{ratio} at {stats.index_path}",
+            f"store: {render.human_size(stats.store_bytes)} at {stats.store_path}",
+            f"last pass: {render.iso(stats.last_pass) or 'never'}",
+        ]
+
+    _emit(args, "stats", lines, **render.stats_json(stats))
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, history: History) -> int:
+    if args.session:
+        session_id = history.resolve_session(args.session)
+        history.forget_session(session_id)
+        message = f"forgot session {session_id}; later passes will not bring it back"
+        payload: dict[str, object] = {"session": session_id}
+    else:
+        count = history.forget_workspace(args.workspace)
+        message = (f"forgot {count} sessions of {args.workspace}; "
+                   "later passes will not index that workspace")
+        payload = {"workspace": args.workspace, "sessions": count}
+    _emit(args, "forget", lambda: [message], **payload)
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace, History], int]] = {
+    "index": cmd_index,
+    "search": cmd_search,
+    "sessions": cmd_sessions,
+    "show": cmd_show,
+    "blame": cmd_blame,
+    "stats": cmd_stats,
+    "forget": cmd_forget,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command == "search" and all(word.startswith("-") for word in extra):
+        args.query += extra  # `-word` excludes a word: a query term, not an option
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        history = _open()
+    except OSError as error:
+        print(f"deja: cannot open the index: {error}", file=sys.stderr)
+        return 1
+    try:
+        return HANDLERS[args.command](args, history)
+    except (CliError, QueryError, UnknownSession) as error:
+        message = error.args[0] if error.args else str(error)
+        print(f"deja: {message}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    finally:
+        history.close()

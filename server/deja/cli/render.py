@@ -1,0 +1,255 @@
+"""Terminal and JSON renderings of query results. One renderer per output form."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+import orjson
+
+from deja.query import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    FileEvent,
+    Hit,
+    SessionSummary,
+    SessionView,
+    Stats,
+    TurnRecord,
+)
+
+JSON_SCHEMA = 1
+
+
+class Style:
+    """ANSI styling on a TTY (and not under NO_COLOR); plain text otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.on = stream.isatty() and not os.environ.get("NO_COLOR")
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.on else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def cyan(self, text: str) -> str:
+        return self._wrap("36", text)
+
+    def highlight(self, snippet: str) -> str:
+        if self.on:
+            return snippet.replace(HIGHLIGHT_START, "\x1b[1;33m").replace(HIGHLIGHT_END, "\x1b[0m")
+        return snippet.replace(HIGHLIGHT_START, "[").replace(HIGHLIGHT_END, "]")
+
+
+def iso(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace(
+        "+00:00", "Z")
+
+
+def ago(timestamp: float, now: float | None = None) -> str:
+    seconds = max(0.0, (now or time.time()) - timestamp)
+    for unit, size in (("year", 31_536_000), ("month", 2_592_000), ("day", 86_400),
+                       ("hour", 3_600), ("minute", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count > 1 else ''} ago"
+    return "just now"
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def markdown_snippet(snippet: str) -> str:
+    return snippet.replace(HIGHLIGHT_START, "**").replace(HIGHLIGHT_END, "**")
+
+
+# JSON -------------------------------------------------------------------------------------------
+
+
+def envelope(command: str, **payload: Any) -> bytes:
+    return orjson.dumps({"schema": JSON_SCHEMA, "command": command, **payload},
+                        option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "session_id": hit.session_id, "title": hit.title, "workspace": hit.workspace,
+        "project": hit.project, "turn": hit.turn, "time": iso(hit.time), "role": hit.role,
+        "snippet": markdown_snippet(hit.snippet), "file": hit.file, "exit_code": hit.exit_code,
+        "status": hit.status, "compacted": hit.compacted, "deleted": hit.deleted,
+        "score": hit.score,
+    }
+
+
+def session_json(summary: SessionSummary) -> dict[str, Any]:
+    data = asdict(summary)
+    data["started"] = iso(summary.started)
+    data["last_active"] = iso(summary.last_active)
+    return data
+
+
+def record_json(record: TurnRecord) -> dict[str, Any]:
+    data = asdict(record)
+    data["time"] = iso(record.time)
+    data["hunks"] = [{"replaced": r, "written": w} for r, w in record.hunks]
+    return data
+
+
+def event_json(event: FileEvent) -> dict[str, Any]:
+    return {
+        "session_id": event.session_id, "title": event.title, "workspace": event.workspace,
+        "turn": event.turn, "time": iso(event.time), "role": event.role, "tool": event.tool,
+        "status": event.status, "path": event.path, "compacted": event.compacted,
+        "request": event.request,
+        "hunks": [{"replaced": r, "written": w} for r, w in event.hunks],
+        "ranges": [asdict(r) if r else None for r in event.ranges],
+    }
+
+
+def stats_json(stats: Stats) -> dict[str, Any]:
+    data = asdict(stats)
+    data["last_pass"] = iso(stats.last_pass)
+    return data
+
+
+# Terminal ---------------------------------------------------------------------------------------
+
+
+def short_id(session_id: str) -> str:
+    return session_id[:8]
+
+
+def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
+    facts = [hit.role]
+    if hit.exit_code is not None:
+        facts.append(style.red(f"exit {hit.exit_code}") if hit.exit_code else "exit 0")
+    if hit.status and hit.status != "done":
+        facts.append(hit.status)
+    if hit.compacted:
+        facts.append(style.cyan("compacted"))
+    if hit.deleted:
+        facts.append("deleted")
+    head = (f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
+            f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "
+            + " ".join(facts))
+    lines = [head]
+    if hit.file:
+        lines.append(f"    {style.dim(hit.file)}")
+    snippet = style.highlight(hit.snippet)
+    lines.append(f"    {style.dim(snippet) if hit.role == 'reasoning' else snippet}")
+    return lines
+
+
+def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str]:
+    marks = []
+    if summary.current:
+        marks.append(style.green("current"))
+    if summary.lost_context:
+        marks.append(style.cyan("compacted"))
+    if summary.deleted:
+        marks.append("deleted")
+    head = (f"{style.dim(summary.id)}  {style.bold(summary.title)}"
+            + (f"  [{', '.join(marks)}]" if marks else ""))
+    info = (f"    {summary.project or '-'} · started {ago(summary.started, now)} · last active "
+            f"{ago(summary.last_active, now)} · {summary.message_count} messages · "
+            f"{human_size(summary.size)}")
+    lines = [head, info]
+    if summary.first_user:
+        lines.append(f"    first: {summary.first_user}")
+    if summary.last_user and summary.last_user != summary.first_user:
+        lines.append(f"    last:  {summary.last_user}")
+    return lines
+
+
+def _changed_lines(hunks: list[tuple[str | None, str]]) -> tuple[int, int]:
+    added = sum(len(w.splitlines()) for _, w in hunks)
+    removed = sum(len(r.splitlines()) for r, _ in hunks if r)
+    return added, removed
+
+
+def record_line(record: TurnRecord, style: Style) -> str:
+    if record.role == "command":
+        code = f" → exit {record.exit_code}" if record.exit_code is not None else ""
+        status = f" ({record.status})" if record.status not in (None, "done") else ""
+        return f"$ {record.args or ''}{code}{status}"
+    if record.role == "edit":
+        added, removed = _changed_lines(record.hunks)
+        verb = "wrote" if record.hunks and all(r is None for r, _ in record.hunks) else "edited"
+        status = f" ({record.status})" if record.status not in (None, "done") else ""
+        return f"{verb} {record.path} (+{added} −{removed}){status}"
+    if record.role == "read":
+        return f"read {record.path}"
+    if record.role == "attached":
+        return f"attached {record.path}"
+    if record.role == "tool":
+        status = f" ({record.status})" if record.status not in (None, "done") else ""
+        return f"tool {record.tool} {record.args or ''}".rstrip() + status
+    return record.text
+
+
+def show_lines(view: SessionView, style: Style) -> list[str]:
+    summary = view.session
+    lines = [style.bold(summary.title),
+             style.dim(f"{summary.id} · {summary.workspace or '-'} · started "
+                       f"{iso(summary.started)}")]
+    current_turn = None
+    for record in view.records:
+        if record.turn != current_turn:
+            current_turn = record.turn
+            mark = style.cyan(" [compacted: no longer on disk]") if record.compacted else ""
+            lines.append("")
+            lines.append(style.dim(f"── turn {record.turn} · {iso(record.time)}") + mark)
+        label = {"user": "User", "assistant": "Assistant", "reasoning": "Reasoning",
+                 "summary": "Summary"}.get(record.role)
+        body = record_line(record, style)
+        if label:
+            text = f"{style.bold(label + ':')} {body}"
+            lines.append(style.dim(text) if record.role == "reasoning" else text)
+        else:
+            lines.append(f"  {body}")
+    return lines
+
+
+def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
+    what = {"edit": "edited", "read": "read", "attached": "attached"}[event.role]
+    if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
+        what = "wrote"
+    status = f" ({event.status})" if event.status not in (None, "done") else ""
+    compacted = style.cyan(" compacted") if event.compacted else ""
+    lines = [f"{style.bold(event.title)} {style.dim(short_id(event.session_id))} "
+             f"#{event.turn} · {ago(event.time, now)} · {what} {event.path}{status}{compacted}"]
+    if event.request:
+        lines.append(f"    asked: {' '.join(event.request.split())[:120]}")
+    for replaced, written in event.hunks:
+        for line in (replaced or "").splitlines()[:6]:
+            lines.append("    " + style.red(f"- {line}"))
+        for line in written.splitlines()[:6]:
+            lines.append("    " + style.green(f"+ {line}"))
+    return lines
+
+
+def write_lines(lines: list[str], stream: TextIO | None = None) -> None:
+    out = stream or sys.stdout
+    out.write("\n".join(lines) + ("\n" if lines else ""))

@@ -1,0 +1,240 @@
+"""One session document (bytes) → a typed `Session`. Pure: no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+import orjson
+
+from .content import MAX_MESSAGE_CHARS, clean_text, clip, content_text
+from .records import Item, ListEntry, Record, Role, Session, Source
+from .times import parse_date_created, turn_time
+from .tools import Redactor, tool_record
+from .workspace import normalize_workspace, project_name, resolve_tool_path
+
+PLACEHOLDER_TITLES = frozenset({"new session", "untitled session", ""})
+_TITLE_CHARS = 80
+
+
+class SessionError(ValueError):
+    """The document cannot be read as a session at all."""
+
+
+def decode_json(data: bytes) -> Any:
+    """orjson first; the stdlib for what orjson refuses but JSON allows (huge integers, lone
+    surrogate escapes) and for invalid UTF-8, which is replaced rather than fatal."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as fast_error:
+        try:
+            return json.loads(data.decode("utf-8", "replace"))
+        except RecursionError:
+            raise SessionError("JSON nested too deeply to read") from None
+        except ValueError:
+            raise SessionError(f"invalid JSON: {fast_error}") from None
+
+
+def is_placeholder_title(title: object) -> bool:
+    if not isinstance(title, str):
+        return True
+    text = title.strip()
+    return text.lower() in PLACEHOLDER_TITLES or text.startswith("[object Object]")
+
+
+def title_from_message(text: str) -> str:
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        if line and line != "[image]":
+            return line if len(line) <= _TITLE_CHARS else line[: _TITLE_CHARS - 1] + "…"
+    return ""
+
+
+def _fingerprint(*parts: str) -> str:
+    digest = hashlib.blake2b(digest_size=12)
+    for part in parts:
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x1f")
+    return digest.hexdigest()
+
+
+def _source(doc: dict[str, Any], history: list[Any]) -> Source:
+    if "mode" in doc or "chatModelTitle" in doc:
+        return "ide"
+    for item in history[:5]:
+        if isinstance(item, dict) and isinstance(item.get("message"), dict):
+            if "id" in item["message"] or "promptLogs" in item:
+                return "ide"
+    if "usage" in doc:
+        return "cli"
+    return "unknown"
+
+
+def _attached_paths(context_items: object, workspace: str) -> list[str]:
+    """Context items' file paths are kept as facts; their contents are not indexed."""
+    paths: list[str] = []
+    if not isinstance(context_items, list):
+        return paths
+    for context in context_items:
+        if not isinstance(context, dict):
+            continue
+        uri = context.get("uri")
+        if isinstance(uri, dict) and uri.get("type") == "file" and isinstance(uri.get("value"), str):
+            path = resolve_tool_path(uri["value"], workspace)
+            if path and path not in paths:
+                paths.append(path)
+    return paths
+
+
+def _tool_outputs(history: list[Any]) -> dict[str, str]:
+    """IDE `role:"tool"` items duplicate a call's output: a fallback when its state has none."""
+    outputs: dict[str, str] = {}
+    for item in history:
+        if isinstance(item, dict) and isinstance(item.get("message"), dict):
+            message = item["message"]
+            if message.get("role") == "tool" and isinstance(message.get("toolCallId"), str):
+                outputs[message["toolCallId"]] = content_text(message.get("content"))
+    return outputs
+
+
+def _tool_states(item: dict[str, Any], message: dict[str, Any]) -> list[dict[str, Any]]:
+    states = item.get("toolCallStates")
+    if isinstance(states, list) and states:
+        return [state for state in states if isinstance(state, dict)]
+    # Older files carry only `message.toolCalls`: known calls, unknown outcome.
+    calls = message.get("toolCalls")
+    if isinstance(calls, list):
+        return [
+            {"toolCallId": call.get("id"), "toolCall": call, "status": None}
+            for call in calls
+            if isinstance(call, dict)
+        ]
+    return []
+
+
+def parse_session(
+    data: bytes,
+    *,
+    session_id: str,
+    entry: ListEntry | None,
+    file: str,
+    size: int,
+    mtime_ns: int,
+    redact: Redactor,
+) -> tuple[Session, list[str]]:
+    """The session and a list of warnings about parts of it that could not be read."""
+    doc = decode_json(data)
+    if not isinstance(doc, dict):
+        raise SessionError(f"expected a JSON object, found {type(doc).__name__}")
+    warnings: list[str] = []
+    history = doc.get("history")
+    if not isinstance(history, list):
+        if history is not None:
+            warnings.append(f"history is {type(history).__name__}, not a list")
+        history = []
+
+    workspace = normalize_workspace(doc.get("workspaceDirectory")) or normalize_workspace(
+        entry.workspace_directory if entry else None
+    )
+    last_active = mtime_ns / 1e9
+    started = parse_date_created(entry.date_created if entry else None)
+    if started is None:
+        started = last_active
+
+    session = Session(
+        id=session_id,
+        title="",
+        workspace=workspace,
+        project=project_name(workspace),
+        started=started,
+        last_active=last_active,
+        source=_source(doc, history),
+        file=file,
+        size=size,
+        mtime_ns=mtime_ns,
+        message_count=0,
+        compacted_on_disk=False,
+    )
+    fallback_outputs = _tool_outputs(history)
+    first_user = ""
+
+    def add(turn: int, role: Role, text: str, time: float) -> None:
+        text = clean_text(text)
+        if text.strip():
+            session.records.append(Record(turn, role, redact(clip(text, MAX_MESSAGE_CHARS)), time))
+
+    for turn, item in enumerate(history):
+        time = turn_time(started, last_active, turn)
+        if not isinstance(item, dict) or not isinstance(item.get("message"), dict):
+            warnings.append(f"history[{turn}] has no message object")
+            session.items.append(Item(turn, _fingerprint("invalid", str(turn)), "invalid", False))
+            continue
+        message = item["message"]
+        role = message.get("role") if isinstance(message.get("role"), str) else ""
+        text = content_text(message.get("content"))
+        summary = item.get("conversationSummary")
+        is_summary = isinstance(summary, str) and bool(summary.strip())
+        states = _tool_states(item, message) if role == "assistant" else []
+        call_ids = [str(s.get("toolCallId")) + str(s.get("status")) for s in states]
+        session.items.append(
+            Item(turn, _fingerprint(role, text, summary if is_summary else "", *call_ids), role,
+                 is_summary)
+        )
+        if is_summary:
+            session.compacted_on_disk = True
+            add(turn, "summary", str(summary), time)
+        if role == "user":
+            session.message_count += 1
+            if not first_user and text.strip():
+                first_user = text
+            add(turn, "user", text, time)
+            for path in _attached_paths(item.get("contextItems"), workspace):
+                session.records.append(
+                    Record(turn, "attached", f"attached {path}", time, path=path)
+                )
+        elif role == "assistant":
+            session.message_count += 1
+            # The CLI's summary item repeats the summary as its content: one record is enough.
+            if not (is_summary and text.strip() == str(summary).strip()):
+                add(turn, "assistant", text, time)
+            reasoning = item.get("reasoning")
+            if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
+                add(turn, "reasoning", reasoning["text"], time)
+            for state in states:
+                call_id = state.get("toolCallId")
+                session.records.append(
+                    tool_record(
+                        state,
+                        turn=turn,
+                        time=time,
+                        workspace=workspace,
+                        fallback_output=fallback_outputs.get(call_id, "")
+                        if isinstance(call_id, str)
+                        else "",
+                        redact=redact,
+                    )
+                )
+        elif role == "thinking":
+            add(turn, "reasoning", text, time)
+        elif role not in ("system", "tool"):
+            warnings.append(f"history[{turn}] has unknown role {role!r}")
+
+    raw_title = doc.get("title")
+    if is_placeholder_title(raw_title) and entry is not None:
+        raw_title = entry.title
+    if is_placeholder_title(raw_title):
+        # Redact before cutting: a secret cut in half would no longer be recognised.
+        session.title = title_from_message(redact(clean_text(first_user))) or "(untitled)"
+    else:
+        session.title = redact(clean_text(str(raw_title).strip()))
+    return session, warnings
+
+
+_UUIDISH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def is_plain_session_id(value: str) -> bool:
+    """Ids that are safe as file names and shell words (no separators, no `..`)."""
+    return bool(_UUIDISH.match(value)) and ".." not in value

@@ -1,0 +1,257 @@
+"""Finding and reading Continue's store on disk. Read-only: nothing here writes or touches it."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .parse import SessionError, decode_json, is_plain_session_id, parse_session
+from .records import Diagnostic, ListEntry, Session
+from .redact import redact
+
+SESSIONS_LIST = "sessions.json"
+# A session file over this size is reported and not read: it bounds the reader's memory.
+MAX_SESSION_BYTES = int(os.environ.get("DEJA_MAX_SESSION_BYTES", str(128 * 1024 * 1024)))
+# Continue rewrites files in place without a lock: a half-written file gets one more chance.
+RETRY_DELAY_S = 0.15
+
+
+def resolve_root(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
+    """`DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR` (relative to cwd), else `~/.continue`."""
+    env = os.environ if env is None else env
+    base = cwd or Path.cwd()
+    for name in ("DEJA_CONTINUE_ROOT", "CONTINUE_GLOBAL_DIR"):
+        value = env.get(name)
+        if value:
+            path = Path(value).expanduser()
+            return path if path.is_absolute() else base / path
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".continue"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session the store knows of: a file, a list entry, or both."""
+
+    id: str
+    file: Path | None
+    entry: ListEntry | None
+    size: int = 0
+    mtime_ns: int = 0
+
+
+@dataclass(slots=True)
+class StoreListing:
+    root: Path
+    refs: list[SessionRef] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    exists: bool = True
+
+
+@dataclass(slots=True)
+class SessionRead:
+    session: Session | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def _entries(data: Any, path: str, diagnostics: list[Diagnostic]) -> list[ListEntry]:
+    if not isinstance(data, list):
+        diagnostics.append(Diagnostic(path, f"expected a list, found {type(data).__name__}"))
+        return []
+    entries: list[ListEntry] = []
+    for index, raw in enumerate(data):
+        if not isinstance(raw, dict):
+            diagnostics.append(Diagnostic(path, f"entry {index} is not an object"))
+            continue
+        session_id = raw.get("sessionId")
+        if not isinstance(session_id, str):
+            if isinstance(raw.get("session_id"), str):
+                continue  # legacy entry from Continue's old Python server: Continue skips it too
+            diagnostics.append(Diagnostic(path, f"entry {index} has no sessionId"))
+            continue
+        if not is_plain_session_id(session_id):
+            diagnostics.append(Diagnostic(path, f"entry {index} has an unsafe id {session_id!r}"))
+            continue
+
+        def text(key: str, raw: dict[str, Any] = raw) -> str | None:
+            value = raw.get(key)
+            return value if isinstance(value, str) else None
+
+        date = raw.get("dateCreated")
+        entries.append(
+            ListEntry(
+                session_id=session_id,
+                title=text("title"),
+                date_created=str(date) if isinstance(date, str | int | float) else None,
+                workspace_directory=text("workspaceDirectory"),
+            )
+        )
+    return entries
+
+
+def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """Bytes of a regular file (not a FIFO, device or symlink), refusing files over `limit`."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"not a regular file ({stat.filemode(info.st_mode)})")
+        if info.st_size > limit:
+            raise OSError(
+                f"{info.st_size / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB cap; not read"
+            )
+        chunks: list[bytes] = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 22))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise OSError(f"grew past the {limit / 1e6:.0f} MB cap while being read; not read")
+        return data, info
+    finally:
+        os.close(fd)
+
+
+def _read_list(path: Path, diagnostics: list[Diagnostic]) -> list[ListEntry]:
+    for attempt in (0, 1):
+        try:
+            data, _ = _read_regular_file(path, MAX_SESSION_BYTES)
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            diagnostics.append(Diagnostic(str(path), f"cannot read: {error}"))
+            return []
+        if not data.strip():
+            return []
+        try:
+            return _entries(decode_json(data), str(path), diagnostics)
+        except SessionError as error:
+            if attempt == 0:
+                time.sleep(RETRY_DELAY_S)
+                continue
+            diagnostics.append(Diagnostic(str(path), f"{error}; the session files still count"))
+    return []
+
+
+def list_store(root: Path) -> StoreListing:
+    """`sessions/sessions.json` ∪ `sessions/*.json`, deduplicated by id, with what is amiss."""
+    listing = StoreListing(root=root)
+    folder = root / "sessions"
+    if not folder.is_dir():
+        listing.exists = False
+        listing.diagnostics.append(Diagnostic(str(folder), "no Continue sessions folder here"))
+        return listing
+    entries: dict[str, ListEntry] = {}
+    for entry in _read_list(folder / SESSIONS_LIST, listing.diagnostics):
+        entries.setdefault(entry.session_id, entry)
+
+    files: dict[str, tuple[Path, int, int]] = {}
+    try:
+        scan = list(os.scandir(folder))
+    except OSError as error:
+        listing.diagnostics.append(Diagnostic(str(folder), f"cannot list: {error}"))
+        scan = []
+    for dirent in scan:
+        name = dirent.name
+        if not name.endswith(".json") or name == SESSIONS_LIST:
+            continue
+        session_id = name[: -len(".json")]
+        path = Path(dirent.path)
+        if not is_plain_session_id(session_id):
+            listing.diagnostics.append(Diagnostic(str(path), "file name is not a session id"))
+            continue
+        try:
+            if dirent.is_symlink():
+                listing.diagnostics.append(Diagnostic(str(path), "a symlink; not followed"))
+                continue
+            if not dirent.is_file(follow_symlinks=False):
+                listing.diagnostics.append(Diagnostic(str(path), "not a regular file; skipped"))
+                continue
+            info = dirent.stat(follow_symlinks=False)
+        except OSError as error:
+            listing.diagnostics.append(Diagnostic(str(path), f"cannot stat: {error}"))
+            continue
+        files[session_id] = (path, info.st_size, info.st_mtime_ns)
+
+    for session_id, entry in entries.items():
+        if session_id not in files:
+            listing.diagnostics.append(
+                Diagnostic(str(folder / f"{session_id}.json"), "listed in sessions.json, no file")
+            )
+            listing.refs.append(SessionRef(session_id, None, entry))
+    for session_id, (path, size, mtime_ns) in files.items():
+        listed = entries.get(session_id)
+        if listed is None:
+            # Valid all the same: Continue's own `--resume` scan reads such files.
+            listing.diagnostics.append(Diagnostic(str(path), "not in sessions.json; read anyway"))
+        listing.refs.append(SessionRef(session_id, path, listed, size, mtime_ns))
+    return listing
+
+
+def read_session(ref: SessionRef, *, redact_secrets: bool | None = None) -> SessionRead:
+    """Parse one session file; a half-written file is retried once, then reported."""
+    if ref.file is None:
+        return SessionRead(None, [Diagnostic(f"{ref.id}.json", "no session file")])
+    if redact_secrets is None:
+        redact_secrets = os.environ.get("DEJA_NO_REDACT") != "1"
+    redactor = redact if redact_secrets else _keep
+    path = str(ref.file)
+    last_error = ""
+    for attempt in (0, 1):
+        try:
+            data, info = _read_regular_file(ref.file, MAX_SESSION_BYTES)
+        except OSError as error:
+            return SessionRead(None, [Diagnostic(path, f"cannot read: {error}")])
+        try:
+            session, warnings = parse_session(
+                data,
+                session_id=ref.id,
+                entry=ref.entry,
+                file=path,
+                size=info.st_size,
+                mtime_ns=info.st_mtime_ns,
+                redact=redactor,
+            )
+        except SessionError as error:
+            last_error = str(error)
+            if attempt == 0:
+                time.sleep(RETRY_DELAY_S)
+            continue
+        except RecursionError:
+            return SessionRead(None, [Diagnostic(path, "nested too deeply to read")])
+        return SessionRead(session, [Diagnostic(path, warning) for warning in warnings])
+    return SessionRead(None, [Diagnostic(path, f"{last_error} (retried once; left for later)")])
+
+
+def _keep(text: str) -> str:
+    return text
+
+
+@dataclass(slots=True)
+class StoreRead:
+    sessions: list[Session]
+    diagnostics: list[Diagnostic]
+
+
+def read_store(root: Path, *, redact_secrets: bool | None = None) -> StoreRead:
+    """Every readable session of the store, and a diagnostic for each problem."""
+    listing = list_store(root)
+    result = StoreRead([], list(listing.diagnostics))
+    for ref in listing.refs:
+        if ref.file is None:
+            continue
+        read = read_session(ref, redact_secrets=redact_secrets)
+        result.diagnostics.extend(read.diagnostics)
+        if read.session is not None:
+            result.sessions.append(read.session)
+    return result

@@ -1,0 +1,272 @@
+"""The durable index: one SQLite file in DEJA_HOME, kept in step with Continue's store by passes.
+A pass re-reads only sessions whose file changed and commits each in its own transaction, so a
+crash at any point leaves the last consistent state."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deja.continue_store import Diagnostic, SessionRef, list_store, read_session
+from deja.continue_store.workspace import normalize_workspace, workspace_contains
+
+from .ingest import forget_session, ingest_session
+from .schema import (
+    DB_NAME,
+    SCHEMA_VERSION,
+    IndexCorrupt,
+    connect,
+    prepare_home,
+    schema_version,
+)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(slots=True)
+class PassReport:
+    sessions: int = 0
+    read: int = 0
+    changed: int = 0
+    kept: int = 0
+    deleted: int = 0
+    errors: list[Diagnostic] = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)
+    changed_ids: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class Recovery:
+    """What happened when the index file could not be opened."""
+
+    message: str
+    lost: str
+
+
+class Index:
+    """Owns the SQLite file. Writers take `index.lock` so only one pass runs at a time; readers
+    never wait for a pass (WAL)."""
+
+    def __init__(self, home: Path, root: Path) -> None:
+        self.home = home
+        self.root = root
+        self.path = home / DB_NAME
+        self.recovery: Recovery | None = None
+        prepare_home(home)
+        self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            db = connect(self.path)
+            db.execute("SELECT count(*) FROM sessions").fetchone()
+            check = db.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                db.close()
+                raise IndexCorrupt(f"{self.path}: integrity check failed")
+        except (IndexCorrupt, sqlite3.DatabaseError) as error:
+            return self._recover(str(error))
+        if schema_version(db) != SCHEMA_VERSION:
+            db = self._upgrade(db)
+        return db
+
+    def _recover(self, reason: str) -> sqlite3.Connection:
+        """A corrupt index is moved aside and rebuilt from the store; say what cannot return."""
+        aside = self.path.with_name(f"{DB_NAME}.corrupt-{int(time.time())}")
+        with contextlib.suppress(OSError):
+            os.replace(self.path, aside)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(str(self.path) + suffix)
+        self.recovery = Recovery(
+            message=f"the index could not be opened ({reason}); it was moved to {aside.name} "
+            "and is rebuilt from Continue's store",
+            lost="turns that Continue's compaction removed and only the old index held cannot "
+            "be recovered; forgotten sessions are forgotten again only if they are in the store",
+        )
+        return connect(self.path)
+
+    def _upgrade(self, old: sqlite3.Connection) -> sqlite3.Connection:
+        """A new schema starts from an empty file, carrying over what only the index holds: the
+        sessions, the compacted records and items, and the tombstones. The store gives the rest."""
+        old.close()
+        previous = self.path.with_name(f"{DB_NAME}.upgrading")
+        os.replace(self.path, previous)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.replace(str(self.path) + suffix, str(previous) + suffix)
+        db = connect(self.path)
+        db.execute("ATTACH DATABASE ? AS old", (str(previous),))
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            _copy_common(db, "sessions", "1")
+            db.execute("UPDATE sessions SET size = -1, mtime_ns = -1")  # re-read every file
+            _copy_common(db, "items", "compacted = 1")
+            _copy_common(db, "records", "compacted = 1")
+            db.execute(
+                "INSERT INTO records_fts (rowid, body, parts) SELECT rowid, body, parts"
+                " FROM old.records_fts WHERE rowid IN (SELECT id FROM records)"
+            )
+            _copy_common(db, "tombstones", "1")
+            db.execute("COMMIT")
+        except sqlite3.DatabaseError:
+            db.execute("ROLLBACK")
+            raise
+        finally:
+            db.execute("DETACH DATABASE old")
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(str(previous) + suffix)
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[None]:
+        """One writer across processes (CLI and sidecar share DEJA_HOME)."""
+        fd = os.open(self.home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # Tombstones -----------------------------------------------------------------------------
+
+    def _tombstones(self) -> tuple[set[str], list[str]]:
+        sessions: set[str] = set()
+        workspaces: list[str] = []
+        for kind, value in self.db.execute("SELECT kind, value FROM tombstones"):
+            if kind == "session":
+                sessions.add(value)
+            else:
+                workspaces.append(value)
+        return sessions, workspaces
+
+    def forget_session(self, session_id: str) -> bool:
+        with self.writer(), self.transaction() as db:
+            found = db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            forget_session(db, session_id)
+            db.execute(
+                "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
+                (session_id, time.time()),
+            )
+        return found is not None
+
+    def forget_workspace(self, directory: str) -> int:
+        workspace = normalize_workspace(directory)
+        with self.writer(), self.transaction() as db:
+            ids = [
+                row[0]
+                for row in db.execute("SELECT id, workspace FROM sessions")
+                if workspace_contains(workspace, row[1])
+            ]
+            for session_id in ids:
+                forget_session(db, session_id)
+            db.execute(
+                "INSERT OR REPLACE INTO tombstones VALUES ('workspace', ?, ?)",
+                (workspace, time.time()),
+            )
+        return len(ids)
+
+    # Passes ---------------------------------------------------------------------------------
+
+    def refresh(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        only: set[str] | None = None,
+    ) -> PassReport:
+        """One pass: read what changed (everything with `rebuild`), keep what compaction took."""
+        started = time.perf_counter()
+        report = PassReport()
+        listing = list_store(self.root)
+        report.notes.extend(listing.diagnostics)
+        with self.writer():
+            known = {
+                row[0]: (row[1], row[2], row[3])
+                for row in self.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
+            }
+            dead_ids, dead_workspaces = self._tombstones()
+            todo: list[SessionRef] = []
+            present: set[str] = set()
+            for ref in listing.refs:
+                if ref.file is None or ref.id in dead_ids:
+                    continue
+                present.add(ref.id)
+                if only is not None and ref.id not in only:
+                    continue
+                if not rebuild and known.get(ref.id) == (ref.size, ref.mtime_ns, 0):
+                    continue
+                todo.append(ref)
+            report.sessions = len(present)
+            for done, ref in enumerate(todo, 1):
+                self._refresh_one(ref, dead_workspaces, report)
+                if progress:
+                    progress(done, len(todo))
+            gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
+            if only is not None:
+                gone = [sid for sid in gone if sid in only]
+            if gone:
+                with self.transaction() as db:
+                    db.executemany(
+                        "UPDATE sessions SET deleted = 1 WHERE id = ?", [(s,) for s in gone]
+                    )
+                report.deleted = len(gone)
+                report.changed_ids.extend(gone)
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('last_pass', ?)", (str(time.time()),)
+                )
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _refresh_one(self, ref: SessionRef, dead_workspaces: list[str], report: PassReport) -> None:
+        read = read_session(ref)
+        report.read += 1
+        if read.session is None:
+            report.errors.extend(read.diagnostics)
+            return
+        report.notes.extend(read.diagnostics)
+        session = read.session
+        if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
+                    (session.id, time.time()),
+                )
+            return
+        with self.transaction() as db:
+            report.kept += ingest_session(db, session)
+        report.changed += 1
+        report.changed_ids.append(session.id)
+
+
+def _copy_common(db: sqlite3.Connection, table: str, where: str) -> None:
+    """Copy the columns both schemas share, so an upgrade survives added or dropped columns."""
+    new_cols = [row[1] for row in db.execute(f"PRAGMA main.table_info({table})")]
+    old_cols = {row[1] for row in db.execute(f"PRAGMA old.table_info({table})")}
+    cols = ", ".join(col for col in new_cols if col in old_cols)
+    if cols:
+        db.execute(f"INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM old.{table}"
+                   f" WHERE {where}")
+

@@ -1,0 +1,27 @@
+"""Questions over the index: search, sessions, show, file history. One API for every front door."""
+
+from .blame import FileEvent, LineRange
+from .history import History, Stats
+from .scope import Scope, ScopeChoice
+from .search import HIGHLIGHT_END, HIGHLIGHT_START, SEARCH_ROLES, Hit, QueryError, SearchQuery, SearchResult
+from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
+
+__all__ = [
+    "HIGHLIGHT_END",
+    "HIGHLIGHT_START",
+    "SEARCH_ROLES",
+    "FileEvent",
+    "History",
+    "Hit",
+    "LineRange",
+    "QueryError",
+    "Scope",
+    "ScopeChoice",
+    "SearchQuery",
+    "SearchResult",
+    "SessionSummary",
+    "SessionView",
+    "Stats",
+    "TurnRecord",
+    "UnknownSession",
+]

@@ -1,0 +1,141 @@
+"""A file's past: every recorded edit, write and read of it, and where written text still stands."""
+
+from __future__ import annotations
+
+import posixpath
+import sqlite3
+from dataclasses import dataclass, field
+
+import orjson
+
+FILE_ROLES = ("edit", "read", "attached")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRange:
+    """Zero-based, end-exclusive lines (and the character columns at both ends)."""
+
+    start_line: int
+    start_char: int
+    end_line: int
+    end_char: int
+
+
+@dataclass(slots=True)
+class FileEvent:
+    session_id: str
+    title: str
+    workspace: str
+    turn: int
+    time: float
+    role: str
+    tool: str | None
+    status: str | None
+    path: str
+    compacted: bool
+    request: str
+    hunks: list[tuple[str | None, str]] = field(default_factory=list)
+    ranges: list[LineRange | None] = field(default_factory=list)
+
+
+def locate(written: str, document: str) -> LineRange | None:
+    """Where `written` stands in the document now (its first occurrence); None when gone."""
+    needle = written.strip("\n")
+    if not needle.strip():
+        return None
+    offset = document.find(needle)
+    if offset < 0:
+        needle = needle.rstrip()
+        offset = document.find(needle) if needle else -1
+        if offset < 0:
+            return None
+    before = document[:offset]
+    start_line = before.count("\n")
+    start_char = offset - (before.rfind("\n") + 1)
+    end_line = start_line + needle.count("\n")
+    last_newline = needle.rfind("\n")
+    end_char = len(needle) - (last_newline + 1) if last_newline >= 0 else start_char + len(needle)
+    return LineRange(start_line, start_char, end_line, end_char)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _matching_paths(db: sqlite3.Connection, absolute: str, relative: str | None,
+                    typed: str) -> list[str]:
+    """Absolute path first, then the same workspace-relative path in any workspace, then a path
+    suffix: the first rule that finds anything wins."""
+    roles = ",".join(f"'{role}'" for role in FILE_ROLES)
+    exact = db.execute(
+        f"SELECT DISTINCT path FROM records WHERE path = ? AND role IN ({roles})", (absolute,)
+    ).fetchall()
+    if exact:
+        return [absolute]
+    if relative:
+        rows = db.execute(
+            "SELECT DISTINCT r.path FROM records r JOIN sessions s ON s.id = r.session_id"
+            f" WHERE r.role IN ({roles}) AND r.path = s.workspace || '/' || ?",
+            (relative,),
+        ).fetchall()
+        if rows:
+            return [row[0] for row in rows]
+    suffix = posixpath.normpath(typed).lstrip("./") if typed else ""
+    if not suffix:
+        return []
+    rows = db.execute(
+        f"SELECT DISTINCT path FROM records WHERE role IN ({roles})"
+        " AND (path = ? OR path LIKE ? ESCAPE '\\')",
+        (suffix, "%/" + _like_escape(suffix)),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def file_history(
+    db: sqlite3.Connection,
+    absolute: str,
+    *,
+    relative: str | None = None,
+    typed: str = "",
+    limit: int = 200,
+) -> list[FileEvent]:
+    """Newest first. `relative` is the path relative to the workspace it was asked from."""
+    paths = _matching_paths(db, absolute, relative, typed)
+    if not paths:
+        return []
+    roles = ",".join(f"'{role}'" for role in FILE_ROLES)
+    rows = db.execute(
+        "SELECT r.session_id, s.title, s.workspace, r.turn, r.time, r.role, r.tool, r.status,"
+        " r.path, r.compacted, r.hunks,"
+        " (SELECT f.body FROM records u JOIN records_fts f ON f.rowid = u.id"
+        "  WHERE u.session_id = r.session_id AND u.role = 'user' AND u.turn <= r.turn"
+        "  ORDER BY u.turn DESC LIMIT 1)"
+        " FROM records r JOIN sessions s ON s.id = r.session_id"
+        f" WHERE r.role IN ({roles}) AND r.path IN ({','.join('?' * len(paths))})"
+        " ORDER BY r.time DESC, r.id DESC LIMIT ?",
+        [*paths, limit],
+    ).fetchall()
+    return [
+        FileEvent(
+            session_id=row[0], title=row[1], workspace=row[2], turn=row[3], time=row[4],
+            role=row[5], tool=row[6], status=row[7], path=row[8], compacted=bool(row[9]),
+            request=row[11] or "",
+            hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
+        )
+        for row in rows
+    ]
+
+
+def place_in_document(events: list[FileEvent], document: str) -> None:
+    """Fill each edit's `ranges`: where its written text stands in the document now."""
+    for event in events:
+        event.ranges = [locate(written, document) for _, written in event.hunks]
+
+
+def covering_line(events: list[FileEvent], line: int) -> list[FileEvent]:
+    """Edits whose written text, where it still stands, covers the zero-based `line`."""
+    return [
+        event
+        for event in events
+        if any(r is not None and r.start_line <= line <= r.end_line for r in event.ranges)
+    ]

@@ -1,0 +1,127 @@
+"""The one query API every front door (CLI, sidecar, MCP) calls. Front doors never open SQLite
+and never read the store themselves."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from deja.continue_store import resolve_root
+from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.index import Index, PassReport, default_home
+from deja.index.core import Progress
+
+from . import blame, sessions
+from .scope import Scope, ScopeChoice, current_scope, workspace_scope
+from .search import SearchQuery, SearchResult, search
+
+
+@dataclass(slots=True)
+class Stats:
+    sessions: int
+    deleted_sessions: int
+    records: int
+    compacted_records: int
+    index_bytes: int
+    store_bytes: int
+    last_pass: float | None
+    index_path: str
+    store_path: str
+
+
+class History:
+    def __init__(self, home: Path | None = None, root: Path | None = None) -> None:
+        self.root = root or resolve_root()
+        self.home = home or default_home()
+        self.index = Index(self.home, self.root)
+        self.db = self.index.db
+
+    def close(self) -> None:
+        self.index.close()
+
+    def refresh(self, *, rebuild: bool = False, progress: Progress | None = None,
+                only: set[str] | None = None) -> PassReport:
+        return self.index.refresh(rebuild=rebuild, progress=progress, only=only)
+
+    # Scope ----------------------------------------------------------------------------------
+
+    def scope_for(self, *, all_workspaces: bool = False, workspace: str | None = None,
+                  cwd: str | None = None) -> ScopeChoice:
+        if all_workspaces:
+            return ScopeChoice(Scope())
+        if workspace:
+            return ScopeChoice(workspace_scope(self.db, os.path.abspath(workspace)))
+        return current_scope(self.db, cwd or os.getcwd())
+
+    # Questions ------------------------------------------------------------------------------
+
+    def search(self, query: SearchQuery) -> SearchResult:
+        return search(self.db, query)
+
+    def sessions(self, scope: Scope, limit: int = 50, offset: int = 0
+                 ) -> list[sessions.SessionSummary]:
+        return sessions.list_sessions(self.db, scope, limit, offset)
+
+    def resolve_session(self, given: str) -> str:
+        return sessions.resolve_session_id(self.db, given)
+
+    def show(self, session_id: str, turn: int | None = None) -> sessions.SessionView:
+        return sessions.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def file_history(self, path: str, *, cwd: str | None = None, limit: int = 200,
+                     document: str | None = None) -> list[blame.FileEvent]:
+        """Events for `path` (absolute or relative to `cwd`), ranges placed in `document`."""
+        here = normalize_workspace(cwd or os.getcwd())
+        absolute = normalize_workspace(os.path.normpath(os.path.join(here, path)))
+        relative = None
+        for (workspace,) in self.db.execute("SELECT DISTINCT workspace FROM sessions"):
+            if workspace and workspace_contains(workspace, absolute) and absolute != workspace:
+                candidate = absolute[len(workspace.rstrip("/")) + 1 :]
+                if relative is None or len(candidate) < len(relative):
+                    relative = candidate
+        events = blame.file_history(self.db, absolute, relative=relative, typed=path,
+                                    limit=limit)
+        if document is not None:
+            blame.place_in_document(events, document)
+        return events
+
+    def most_edited_file(self) -> str:
+        row = self.db.execute(
+            "SELECT path FROM records WHERE role = 'edit' AND path IS NOT NULL"
+            " GROUP BY path ORDER BY count(*) DESC LIMIT 1"
+        ).fetchone()
+        return str(row[0]) if row else ""
+
+    def stats(self) -> Stats:
+        row = self.db.execute(
+            "SELECT count(*), coalesce(sum(deleted), 0) FROM sessions"
+        ).fetchone()
+        records = self.db.execute(
+            "SELECT count(*), coalesce(sum(compacted), 0) FROM records"
+        ).fetchone()
+        last = self.db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
+        index_bytes = sum(
+            p.stat().st_size
+            for p in self.home.glob("index.sqlite3*")
+            if p.is_file()
+        )
+        store_bytes = 0
+        folder = self.root / "sessions"
+        if folder.is_dir():
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_file(follow_symlinks=False):
+                        store_bytes += entry.stat(follow_symlinks=False).st_size
+        return Stats(
+            sessions=int(row[0]), deleted_sessions=int(row[1]), records=int(records[0]),
+            compacted_records=int(records[1]), index_bytes=index_bytes, store_bytes=store_bytes,
+            last_pass=float(last[0]) if last else None, index_path=str(self.index.path),
+            store_path=str(self.root),
+        )
+
+    def forget_session(self, session_id: str) -> bool:
+        return self.index.forget_session(self.resolve_session(session_id))
+
+    def forget_workspace(self, directory: str) -> int:
+        return self.index.forget_workspace(os.path.abspath(directory))

@@ -1,0 +1,147 @@
+"""Listing sessions and reading one back, turn by turn, as the index holds it."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+import orjson
+
+from .scope import Scope
+
+MIN_ID_PREFIX = 8
+
+
+class UnknownSession(LookupError):
+    pass
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    id: str
+    title: str
+    workspace: str
+    project: str
+    started: float
+    last_active: float
+    first_user: str
+    last_user: str
+    message_count: int
+    size: int
+    lost_context: bool
+    kept_turns: int
+    deleted: bool
+    current: bool = False
+
+
+_SUMMARY_COLUMNS = (
+    "id, title, workspace, project, started, last_active, first_user, last_user,"
+    " message_count, size, compacted_on_disk, kept_items, deleted"
+)
+
+
+def _summary(row: tuple[object, ...]) -> SessionSummary:
+    return SessionSummary(
+        id=str(row[0]), title=str(row[1]), workspace=str(row[2]), project=str(row[3]),
+        started=float(row[4]),  # type: ignore[arg-type]
+        last_active=float(row[5]),  # type: ignore[arg-type]
+        first_user=str(row[6]), last_user=str(row[7]),
+        message_count=int(row[8]),  # type: ignore[call-overload]
+        size=max(int(row[9]), 0),  # type: ignore[call-overload]
+        lost_context=bool(row[10]) or int(row[11]) > 0,  # type: ignore[call-overload]
+        kept_turns=int(row[11]),  # type: ignore[call-overload]
+        deleted=bool(row[12]),
+    )
+
+
+def list_sessions(
+    db: sqlite3.Connection, scope: Scope, limit: int = 50, offset: int = 0
+) -> list[SessionSummary]:
+    """Newest first; the most recently written one in scope is marked current."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"WHERE {scope_sql}" if scope_sql else ""
+    rows = db.execute(
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions {where}"
+        " ORDER BY last_active DESC, id LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    ).fetchall()
+    summaries = [_summary(row) for row in rows]
+    newest = db.execute(
+        f"SELECT id FROM sessions {where + ' AND' if where else 'WHERE'} deleted = 0"
+        " ORDER BY last_active DESC, id LIMIT 1",
+        params,
+    ).fetchone()
+    for summary in summaries:
+        summary.current = newest is not None and summary.id == newest[0]
+    return summaries
+
+
+def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
+    """A full id, or a unique prefix of at least 8 characters."""
+    if db.execute("SELECT 1 FROM sessions WHERE id = ?", (given,)).fetchone():
+        return given
+    if len(given) < MIN_ID_PREFIX:
+        raise UnknownSession(f"no session {given!r} (give the full id or 8+ characters of it)")
+    rows = db.execute(
+        "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+        (given, given + "\U0010ffff"),
+    ).fetchall()
+    if not rows:
+        raise UnknownSession(f"no session {given!r} in the index")
+    if len(rows) > 1:
+        raise UnknownSession(f"{given!r} matches more than one session; give more of the id")
+    return str(rows[0][0])
+
+
+def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
+    row = db.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?",
+                     (session_id,)).fetchone()
+    if row is None:
+        raise UnknownSession(f"no session {session_id!r} in the index")
+    return _summary(row)
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    turn: int
+    role: str
+    time: float
+    text: str
+    tool: str | None
+    status: str | None
+    path: str | None
+    exit_code: int | None
+    output: str | None
+    args: str | None
+    hunks: list[tuple[str | None, str]]
+    compacted: bool
+
+
+@dataclass(slots=True)
+class SessionView:
+    session: SessionSummary
+    records: list[TurnRecord] = field(default_factory=list)
+
+
+def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
+    view = SessionView(session_summary(db, session_id))
+    where, params = "r.session_id = ?", [session_id]
+    if turn is not None:
+        where += " AND r.turn = ?"
+        params.append(turn)  # type: ignore[arg-type]
+    for row in db.execute(
+        "SELECT r.turn, r.role, r.time, f.body, r.tool, r.status, r.path, r.exit_code,"
+        " r.output, r.args, r.hunks, r.compacted FROM records r"
+        " JOIN records_fts f ON f.rowid = r.id"
+        f" WHERE {where} ORDER BY r.turn, r.id",
+        params,
+    ):
+        view.records.append(
+            TurnRecord(
+                turn=row[0], role=row[1], time=row[2], text=row[3], tool=row[4], status=row[5],
+                path=row[6], exit_code=row[7], output=row[8], args=row[9],
+                hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
+                compacted=bool(row[11]),
+            )
+        )
+    return view
