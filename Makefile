@@ -18,8 +18,8 @@ demo: $(STAMP)
 	$(PY) -m deja.demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server tests bench
-	$(VENV)/bin/ruff format --check server tests bench
+	$(VENV)/bin/ruff check server tests bench fixtures
+	$(VENV)/bin/ruff format --check server tests bench fixtures
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

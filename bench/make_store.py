@@ -176,6 +176,7 @@ _NEEDLES: tuple[tuple[str, str, int, float], ...] = (
     ("xylophone_mutex", "output", 0, 0.10),
 )
 # Everyday queries: their hit sets are measured, not planted.
+_TOOL_SLOTS = frozenset({"command", "output", "stderr", "path", "edit"})
 _COMMON_QUERIES = (
     "parse_config", "parseConfig", "Traceback (most recent call last)", "ECONNREFUSED",
     "git status", "npm run build", "TypeError", "exit code 1",
@@ -405,7 +406,7 @@ _CORPUS_SEED: int | None = None
 
 def _corpus(seed: int) -> _Corpus:
     global _CORPUS, _CORPUS_SEED
-    if _CORPUS is None or _CORPUS_SEED != seed:
+    if _CORPUS is None or seed != _CORPUS_SEED:
         rng = random.Random(f"corpus:{seed}")
         projects = [_build_project(rng, n, lang) for n, lang in _PROJECTS]
         # Screenshots: high-entropy base64 like real PNGs, a few KB to ~100 KB each.
@@ -859,9 +860,14 @@ class _Builder:
                 return _NEEDLES[n][0]
         return None
 
-    def due(self, forced: bool) -> set[str]:
-        progress = 2.0 if forced else self.est / max(1, self.plan.target)
+    def due(self) -> set[str]:
+        """Slot kinds of the needles whose moment has come (all of them once past the target)."""
+        progress = self.est / max(1, self.plan.target)
         return {_NEEDLES[n][1] for n, when in self.pending if when <= progress}
+
+    def more(self) -> bool:
+        """Whether to start another exchange: below target, or needles still to place."""
+        return self.est < self.plan.target or bool(self.pending)
 
     def add(self, item: dict[str, Json], size: int) -> None:
         self.history.append(item)
@@ -891,9 +897,15 @@ class _Builder:
 def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builder]:
     b = _Builder(plan, corpus)
     rng, proj = b.rng, b.proj
-    model = rng.choices(_IDE_MODELS, weights=_IDE_MODEL_WEIGHTS)[0]
+    wheres = {_NEEDLES[n][1] for n, _ in plan.needles}
+    models = _IDE_MODELS
+    if "thinking" in wheres:  # a planted thinking needle needs a model that thinks
+        models = tuple(m for m in _IDE_MODELS if m[3])
+    model = rng.choices(models, weights=_IDE_MODEL_WEIGHTS[: len(models)])[0]
     title_model, provider, window, thinks, id_style = model
     mode = rng.choices(("agent", "chat", "plan"), weights=(65, 25, 10))[0]
+    if wheres & _TOOL_SLOTS:  # planted tool needles need a mode that runs and edits
+        mode = "agent"
     has_mcp = rng.random() < 0.15
     system = corpus.system_messages[mode]
     # The rendered prompt is pruned from the oldest turn once it exceeds the context window.
@@ -921,14 +933,8 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         return [log]
 
     exchange = 0
-    forced = False
-    while True:
-        due = b.due(forced)
-        if b.est >= plan.target and not (due and not forced):
-            if not due:
-                break
-            forced = True
-            due = b.due(True)
+    while b.more():
+        due = b.due()
         first = exchange == 0
         # ---- user item
         text = b.user_text(first, b.take("user"))
@@ -954,17 +960,18 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
                                           "renderInlineAs": None, "query": c["description"],
                                           "itemType": "file"}} for c in ctx]
         editor = {"type": "doc", "content": [
-            {"type": "paragraph", "content": [*mention_nodes, {"type": "text", "text": para}]}
-            for para in text.split("\n\n") if para]}
+            {"type": "paragraph",
+             "content": [*(mention_nodes if i == 0 else []), {"type": "text", "text": para}]}
+            for i, para in enumerate(text.split("\n\n"))]}
         b.add({"message": {"role": "user", "content": parts, "id": b.uid()}, "contextItems": ctx,
                "editorState": editor}, size)
         push(f"<user>\n{rendered_ctx}{text}\n\n")
         # ---- tool rounds
         rounds = 0 if mode == "chat" else min(12, int(rng.expovariate(1 / 2.2)))
-        if forced or due & {"command", "output", "stderr", "path", "edit"}:
-            rounds = max(rounds, 1 + len(due & {"command", "output", "stderr", "path", "edit"}))
+        if due & _TOOL_SLOTS:
+            rounds = max(rounds, 1 + len(due & _TOOL_SLOTS))
         for r in range(rounds):
-            if thinks and (rng.random() < 0.2 or "thinking" in b.due(forced)):
+            if thinks and (rng.random() < 0.2 or "thinking" in b.due()):
                 _ide_thinking(b, push, b.take("thinking"))
             n_calls = 1 if rng.random() < 0.8 else rng.randrange(2, 4)
             calls, states, tool_items = [], [], []
@@ -1000,7 +1007,7 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             if stop:
                 break
         # ---- final reply
-        if thinks and (rng.random() < 0.25 or "thinking" in b.due(forced)):
+        if thinks and (rng.random() < 0.25 or "thinking" in b.due()):
             _ide_thinking(b, push, b.take("thinking"))
         reply = _assistant_text(rng, proj, long=True)
         needle = b.take("assistant")
@@ -1027,8 +1034,6 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             chunk_len = 0
             push(f"<user>\n{summary}\n\n")
             b.est += len(summary)
-        if forced:
-            break
     title = _title(rng, proj, ide=True)
     doc: dict[str, Json] = {"sessionId": plan.session_id, "title": title,
                             "workspaceDirectory": _workspace(b, plan), "history": b.history,
@@ -1049,7 +1054,7 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
               ) -> tuple[str, dict[str, Json], list[dict[str, Json]] | None, str, str, int]:
     """(tool name, args, output items, status, role:"tool" content, size estimate)."""
     rng, proj = b.rng, b.proj
-    forced = {w for w in ("command", "output", "stderr", "path", "edit") if w in b.due(False)}
+    forced = b.due() & _TOOL_SLOTS
     if forced:
         want = sorted(forced)[0]
         name = {"command": "run_terminal_command", "output": "run_terminal_command",
@@ -1081,9 +1086,12 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
         if needle:
             cmd = f"./scripts/{needle}.sh --dry-run" if "_" in needle else f"pnpm run {needle}"
         args = {"command": cmd, "waitForCompletion": True}
-        fail = rng.random() < 0.25
+        n_out = b.take("output")
+        n_err = None if n_out else b.take("stderr")
+        if n_out or n_err:  # the output must survive: no error/cancel replaces it
+            status = "done"
+        fail = bool(n_err) or (not n_out and rng.random() < 0.25)
         out, err, code = _run(rng, proj, cmd, b.root, fail)
-        n_out, n_err = b.take("output"), b.take("stderr")
         if n_out:
             out += f"\nwarning: {n_out} reported by {proj.name}"
         if n_err:
@@ -1173,7 +1181,7 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
     elif status in ("generated", "calling"):
         output = None
         text = "No tool output"
-    size += len(text) * 2
+    size += len(text)
     return name, args, output, status, text, size
 
 
@@ -1200,14 +1208,8 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             b.add({"message": {"role": "assistant", "content": reply}, "contextItems": []}, len(reply))
     read_paths: set[str] = set()
     exchange = 0
-    forced = False
-    while True:
-        due = b.due(forced)
-        if b.est >= plan.target and not (due and not forced):
-            if not due:
-                break
-            forced = True
-            due = b.due(True)
+    while b.more():
+        due = b.due()
         text = b.user_text(exchange == 0, b.take("user"))
         if exchange == 0:
             b.first_user = text
@@ -1221,9 +1223,8 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             size += len(content)
         b.add({"message": {"role": "user", "content": text}, "contextItems": ctx, "editorState": text}, size)
         rounds = min(25, int(rng.expovariate(1 / 3.0)))
-        wanted = due & {"command", "output", "stderr", "path", "edit"}
-        if forced or wanted:
-            rounds = max(rounds, 1 + len(wanted))
+        if due & _TOOL_SLOTS:
+            rounds = max(rounds, 1 + len(due & _TOOL_SLOTS))
         for _ in range(rounds):
             n_calls = 1 if rng.random() < 0.85 else rng.randrange(2, 4)
             calls, states = [], []
@@ -1258,8 +1259,6 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             msg["usage"] = {"completionTokens": ct, "promptTokens": pt}
         b.add({"message": msg, "contextItems": []}, len(reply))
         exchange += 1
-        if forced:
-            break
     cost = round(prompt_tokens * 3e-6 + completion_tokens * 15e-6 - cached * 2.7e-6, 6)
     usage: dict[str, Json] = {"promptTokens": prompt_tokens, "completionTokens": completion_tokens,
                               "promptTokensDetails": {"cachedTokens": cached},
@@ -1275,7 +1274,7 @@ def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
     """(tool name, args, output text or None, status, size estimate)."""
     rng, proj = b.rng, b.proj
     edit_tool = "MultiEdit" if capable else "Edit"
-    forced = {w for w in ("command", "output", "stderr", "path", "edit") if w in b.due(False)}
+    forced = b.due() & _TOOL_SLOTS
     if forced:
         want = sorted(forced)[0]
         name = {"command": "Bash", "output": "Bash", "stderr": "Bash", "path": "Read",
@@ -1294,9 +1293,14 @@ def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
         if needle:
             cmd = f"./scripts/{needle}.sh --dry-run" if "_" in needle else f"pnpm run {needle}"
         args = {"command": cmd} if rng.random() < 0.8 else {"command": cmd, "timeout": 300}
-        fail = rng.random() < 0.25
+        n_out = b.take("output")
+        n_err = None if n_out else b.take("stderr")
+        if n_out or n_err:  # the output must survive: no cancel replaces it
+            status = "done"
+        fail = bool(n_err) or (not n_out and rng.random() < 0.25)
         stdout, stderr, code = _run(rng, proj, cmd, b.root, fail)
-        n_out, n_err = b.take("output"), b.take("stderr")
+        if n_out and code != 0 and stderr:
+            stderr = ""  # keep stdout (where the needle goes): an errored call would drop it
         if n_out:
             stdout += f"\nwarning: {n_out} reported by {proj.name}"
         if n_err:
@@ -1472,6 +1476,8 @@ class _Planner:
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         iso = not ide and created < _ISO_CUTOFF_MS
         compacted = not ide and target > 250_000 and rng.random() < 0.4
+        if not ide and any(at <= self.idx and _NEEDLES[n][1] == "summary" for at, n in self.wanted):
+            compacted = True  # a manual /compact: the planted summary needle needs one
         listed = rng.random() > 0.005  # a lost list entry (concurrent writers): still a session
         plan = _Plan(self.idx, self.seed, sid, ide, project, target, created, iso, compacted, listed)
         if listed:
@@ -1499,8 +1505,6 @@ class _Planner:
         for n, (_, where, count, rate) in enumerate(_NEEDLES):
             if count == 0 and rng.random() < rate and self._eligible(plan, where):
                 plan.needles.append((n, rng.random() * 0.9))
-        if plan.needles and plan.ide is False and any(_NEEDLES[n][1] == "thinking" for n, _ in plan.needles):
-            raise AssertionError("thinking needle planned into a CLI session")  # pragma: no cover
 
 
 def _results(plans: Iterable[_Plan], workers: int, out_dir: Path, seed: int) -> Iterator[_Result]:

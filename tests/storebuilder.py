@@ -90,7 +90,8 @@ def write_session(
         entry: dict[str, Any] = {
             "sessionId": session_id,
             "title": doc.get("title", "") if isinstance(doc, dict) else "",
-            "workspaceDirectory": doc.get("workspaceDirectory", "") if isinstance(doc, dict)
+            "workspaceDirectory": doc.get("workspaceDirectory", "")
+            if isinstance(doc, dict)
             else "",
         }
         if date_created is not None:

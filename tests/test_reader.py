@@ -94,8 +94,10 @@ def test_user_assistant_thinking_become_records_system_and_tool_skipped(tmp_path
         user("fix the parser"),
         {"message": {"role": "thinking", "content": "pondering the grammar"}, "contextItems": []},
         assistant("", [call("Bash", {"command": "pytest"}, "3 passed", call_id="c1")]),
-        {"message": {"role": "tool", "content": "DUPLICATE OUTPUT", "toolCallId": "c1"},
-         "contextItems": []},
+        {
+            "message": {"role": "tool", "content": "DUPLICATE OUTPUT", "toolCallId": "c1"},
+            "contextItems": [],
+        },
         assistant("all green"),
     ]
     write_session(tmp_path, session_doc("s", history))
@@ -111,8 +113,10 @@ def test_tool_result_falls_back_to_ide_tool_item_when_state_has_no_output(tmp_pa
     history = [
         user("list"),
         assistant("", [call("run_terminal_command", {"command": "ls"}, None, call_id="t9")]),
-        {"message": {"role": "tool", "content": "README.md", "toolCallId": "t9"},
-         "contextItems": []},
+        {
+            "message": {"role": "tool", "content": "README.md", "toolCallId": "t9"},
+            "contextItems": [],
+        },
     ]
     write_session(tmp_path, session_doc("s", history))
     assert record_of(only_session(tmp_path), "command").output == "README.md"
@@ -156,8 +160,11 @@ def test_content_parts_joined_images_become_marker_context_paths_kept(tmp_path: 
 def test_cli_compaction_summary_item_becomes_one_summary_record(tmp_path: Path) -> None:
     summary = "We fixed the flaky test by pinning the seed."
     history = [
-        {"message": {"role": "assistant", "content": summary}, "contextItems": [],
-         "conversationSummary": summary},
+        {
+            "message": {"role": "assistant", "content": summary},
+            "contextItems": [],
+            "conversationSummary": summary,
+        },
         user("continue"),
     ]
     write_session(tmp_path, session_doc("s", history))
@@ -198,20 +205,43 @@ def test_read_tools_give_read_records_with_resolved_path(tmp_path: Path, tool: s
 @pytest.mark.parametrize(
     ("tool", "args", "expected"),
     [
-        ("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"},
-         [("x = 1", "x = 2")]),
-        ("single_find_and_replace", {"filepath": "a.py", "old_string": "o", "new_string": "n"},
-         [("o", "n")]),
-        ("MultiEdit", {"file_path": "a.py", "edits": [
-            {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]},
-         [("a", "b"), ("c", "d")]),
-        ("multi_edit", {"filepath": "a.py", "edits": [{"old_string": "e", "new_string": "f"}]},
-         [("e", "f")]),
+        (
+            "Edit",
+            {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"},
+            [("x = 1", "x = 2")],
+        ),
+        (
+            "single_find_and_replace",
+            {"filepath": "a.py", "old_string": "o", "new_string": "n"},
+            [("o", "n")],
+        ),
+        (
+            "MultiEdit",
+            {
+                "file_path": "a.py",
+                "edits": [
+                    {"old_string": "a", "new_string": "b"},
+                    {"old_string": "c", "new_string": "d"},
+                ],
+            },
+            [("a", "b"), ("c", "d")],
+        ),
+        (
+            "multi_edit",
+            {"filepath": "a.py", "edits": [{"old_string": "e", "new_string": "f"}]},
+            [("e", "f")],
+        ),
         ("Write", {"filepath": "a.py", "content": "print(1)\n"}, [(None, "print(1)\n")]),
         ("create_new_file", {"filepath": "a.py", "contents": "new"}, [(None, "new")]),
-        ("edit_existing_file", {"filepath": "a.py", "changes":
-            "// ... existing code ...\ndef f():\n    return 2\n// ... existing code ...\nX = 3"},
-         [(None, "def f():\n    return 2"), (None, "X = 3")]),
+        (
+            "edit_existing_file",
+            {
+                "filepath": "a.py",
+                "changes": "// ... existing code ...\ndef f():\n    return 2\n"
+                "// ... existing code ...\nX = 3",
+            },
+            [(None, "def f():\n    return 2"), (None, "X = 3")],
+        ),
     ],
 )
 def test_edit_tools_give_replaced_and_written_sides(
@@ -240,8 +270,12 @@ def test_other_tools_give_generic_tool_records(tmp_path: Path) -> None:
 def test_unfinished_or_failed_edit_keeps_path_and_status_but_no_lines(
     tmp_path: Path, status: str
 ) -> None:
-    state = call("Edit", {"file_path": "a.py", "old_string": "OLD", "new_string": "NEW"},
-                 "Permission denied by user", status=status)
+    state = call(
+        "Edit",
+        {"file_path": "a.py", "old_string": "OLD", "new_string": "NEW"},
+        "Permission denied by user",
+        status=status,
+    )
     write_session(tmp_path, session_doc("s", [user("e"), assistant("", [state])]))
     record = record_of(only_session(tmp_path), "edit")
     assert (record.status, record.path, record.hunks) == (status, "/w/proj/a.py", ())
@@ -262,8 +296,12 @@ def test_cli_bash_error_text_gives_exit_code(tmp_path: Path) -> None:
 
 
 def test_ide_output_status_gives_exit_code(tmp_path: Path) -> None:
-    state = call("run_terminal_command", {"command": "make"}, "make: *** [all] Error 2",
-                 output_status="Command failed with exit code 2")
+    state = call(
+        "run_terminal_command",
+        {"command": "make"},
+        "make: *** [all] Error 2",
+        output_status="Command failed with exit code 2",
+    )
     assert exit_of(tmp_path, state) == 2
 
 
@@ -289,11 +327,17 @@ def test_date_created_epoch_ms_and_iso() -> None:
 
 def test_turns_one_second_apart_never_after_mtime(tmp_path: Path) -> None:
     history = [user(f"m{i}") for i in range(6)]
-    write_session(tmp_path, session_doc("s", history), date_created="1750262400000",
-                  mtime=1750262403.0)
+    write_session(
+        tmp_path, session_doc("s", history), date_created="1750262400000", mtime=1750262403.0
+    )
     session = only_session(tmp_path)
     assert [r.time for r in session.records] == [
-        1750262400.0, 1750262401.0, 1750262402.0, 1750262403.0, 1750262403.0, 1750262403.0
+        1750262400.0,
+        1750262401.0,
+        1750262402.0,
+        1750262403.0,
+        1750262403.0,
+        1750262403.0,
     ]
     assert session.started == 1750262400.0 and session.last_active == 1750262403.0
 
@@ -353,12 +397,23 @@ def test_secrets_redacted_in_messages_arguments_outputs_and_edits(tmp_path: Path
     key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0kLmN"
     history = [
         user(f"my key is {key}"),
-        assistant("", [
-            call("Bash", {"command": f"curl -H 'Authorization: Bearer {key}' x"}, f"echo {key}",
-                 call_id="a"),
-            call("Write", {"filepath": ".env", "content": f"OPENAI_API_KEY={key}\n"}, "ok",
-                 call_id="b"),
-        ]),
+        assistant(
+            "",
+            [
+                call(
+                    "Bash",
+                    {"command": f"curl -H 'Authorization: Bearer {key}' x"},
+                    f"echo {key}",
+                    call_id="a",
+                ),
+                call(
+                    "Write",
+                    {"filepath": ".env", "content": f"OPENAI_API_KEY={key}\n"},
+                    "ok",
+                    call_id="b",
+                ),
+            ],
+        ),
     ]
     write_session(tmp_path, session_doc("s", history))
     session = only_session(tmp_path)

@@ -28,8 +28,12 @@ def main() -> int:
     now = time.time()
     try:
         report = history.refresh()
-        print(style.bold(f"Indexed {root}: {report.sessions} sessions, {report.changed} read "
-                         f"in {report.seconds:.2f} s, {len(report.errors)} unreadable"))
+        print(
+            style.bold(
+                f"Indexed {root}: {report.sessions} sessions, {report.changed} read "
+                f"in {report.seconds:.2f} s, {len(report.errors)} unreadable"
+            )
+        )
         for diagnostic in report.errors:
             print(style.dim(f"  unreadable: {diagnostic.path}: {diagnostic.message}"))
         sessions = history.sessions(Scope(), limit=3)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,10 +18,9 @@ if str(_REPO) not in sys.path:  # `tests` is not a package: make `tests.support`
     sys.path.insert(0, str(_REPO))
 
 from tests.support.cn_install import ensure_cn  # noqa: E402
+from tests.support.cn_run import CnDirs  # noqa: E402
 from tests.support.fake_model import FakeModel  # noqa: E402
 from tests.support.scenarios import ScenarioRun, run_scenario  # noqa: E402
-
-FIXTURES = _REPO / "fixtures" / "real-cn"
 
 
 @pytest.fixture(scope="session")
@@ -56,17 +54,7 @@ def fake_model() -> Iterator[FakeModel]:
         yield fake
 
 
-@dataclass(frozen=True)
-class CnDirs:
-    root: Path  # CONTINUE_GLOBAL_DIR
-    home: Path  # HOME
-    work: Path  # cwd / workspace
-
-
 @pytest.fixture
 def cn_dirs(tmp_path: Path) -> CnDirs:
     """Fresh store, home and workspace folders for one ad-hoc ``run_cn`` call."""
-    dirs = CnDirs(tmp_path / "root", tmp_path / "home", tmp_path / "work")
-    for path in (dirs.root, dirs.home, dirs.work):
-        path.mkdir()
-    return CnDirs(dirs.root, dirs.home, dirs.work.resolve())
+    return CnDirs.make(tmp_path)

@@ -31,11 +31,17 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file: make `tests.support` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.support.cn_install import CN_VERSION, ensure_cn, node_version  # noqa: E402
-from tests.support.scenarios import SCENARIOS, ScenarioRun, run_scenario, store_files  # noqa: E402
+from tests.support.cn_install import CN_VERSION, ensure_cn, node_version
+from tests.support.scenarios import (
+    FIXTURES_DIR,
+    SCENARIOS,
+    ScenarioRun,
+    run_scenario,
+    store_files,
+)
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_OUT = REPO / "fixtures" / "real-cn"
+DEFAULT_OUT = FIXTURES_DIR
 DEFAULT_WORKDIR = Path("/tmp/deja-real-cn")
 
 
@@ -77,7 +83,9 @@ def save_run(run: ScenarioRun, out: Path) -> Path:
     target.mkdir(parents=True)
     stores: dict[str, list[str]] = {}
     if "before" in run.snapshots:
-        stores["before/sessions"] = _copy_store(run.snapshots["before"], target / "before" / "sessions")
+        stores["before/sessions"] = _copy_store(
+            run.snapshots["before"], target / "before" / "sessions"
+        )
         stores["after/sessions"] = _copy_store(run.sessions_dir, target / "after" / "sessions")
     else:
         stores["sessions"] = _copy_store(run.sessions_dir, target / "sessions")
@@ -117,7 +125,9 @@ Every file under `*/sessions/` here was written by the **real** `cn` from the np
 offline against the scripted fake OpenAI-compatible model of `tests/support/fake_model.py`.
 The session files and `sessions.json` are copied byte for byte and **not edited**: ids, epoch-ms
 `dateCreated` values and paths are exactly as `cn` wrote them. The paths are stable because the
-capture runs in `/tmp/deja-real-cn/<scenario>/` (workspace `.../work`, store `.../root`).
+capture runs in `/tmp/deja-real-cn/<scenario>/` (workspace `.../work`, store `.../root`), so
+no path needed replacing. Re-capturing changes only the session ids (uuid v4, also the file
+names) and the `dateCreated` values; tool-call ids are scripted (`call_...`).
 
 Regenerate with `python -m tests.support.capture_real_cn [scenario ...]` (see that script);
 `tests/real_cn/` re-runs the same scenarios (`tests/support/scenarios.py`) with the real `cn` and

@@ -96,6 +96,9 @@ def _npm() -> str:
 def _npm_install(spec: str, final: Path, check: Path) -> None:
     """``npm install spec`` into a temp dir next to ``final``, check it, rename it to ``final``."""
     final.parent.mkdir(parents=True, exist_ok=True)
+    # Callers hold the lock, so any temp dir left next to `final` is from a crashed install.
+    for stale in final.parent.glob(f".{final.name}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
     try:
         proc = subprocess.run(

@@ -7,16 +7,19 @@ folders, telemetry is off, stdin is ``/dev/null``. ``cn`` writes its sessions to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
     "DEFAULT_MODEL",
     "MULTIEDIT_MODEL",
+    "CnDirs",
     "cn_env",
     "config_yaml",
     "run_cn",
@@ -27,6 +30,23 @@ __all__ = [
 DEFAULT_MODEL = "deja-fake-model"
 # A name cn treats as capable (gpt/claude/qwen/...): cn offers `MultiEdit` instead of `Edit`.
 MULTIEDIT_MODEL = "gpt-4.1"
+
+
+@dataclass(frozen=True)
+class CnDirs:
+    """The three folders one ``cn`` run needs."""
+
+    root: Path  # CONTINUE_GLOBAL_DIR: the store is <root>/sessions
+    home: Path  # HOME
+    work: Path  # cwd, recorded by cn as the session's workspaceDirectory
+
+    @classmethod
+    def make(cls, base: Path) -> CnDirs:
+        """Create ``base/{root,home,work}`` (``work`` resolved, as cn records it)."""
+        for name in ("root", "home", "work"):
+            (base / name).mkdir(parents=True, exist_ok=True)
+        return cls(base / "root", base / "home", (base / "work").resolve())
+
 
 _PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR", "SYSTEMROOT")
 
@@ -154,7 +174,5 @@ def run_cn(
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     # The group id is cn's own PID (start_new_session=True): only what cn started is signalled.
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -107,9 +107,7 @@ def text_reply(text: str, *, prompt_tokens: int | None = None) -> Reply:
     return Reply(text=text, usage=usage)
 
 
-def tool_reply(
-    *calls: ToolCall, text: str = "", prompt_tokens: int | None = None
-) -> Reply:
+def tool_reply(*calls: ToolCall, text: str = "", prompt_tokens: int | None = None) -> Reply:
     """An answer asking for one or more tool calls (in parallel)."""
     if not calls:
         raise ValueError("tool_reply needs at least one ToolCall")
@@ -121,9 +119,7 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            str(part.get("text", "")) for part in content if isinstance(part, dict)
-        )
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
 
 
@@ -234,7 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def _send_json(self, status: int, payload: Mapping[str, Any]) -> None:

@@ -26,6 +26,7 @@ from .fake_model import (
 )
 
 __all__ = [
+    "FIXTURES_DIR",
     "SCENARIOS",
     "Scenario",
     "ScenarioRun",
@@ -114,6 +115,9 @@ def store_files(sessions_dir: Path) -> list[Path]:
         return []
     return sorted(p for p in sessions_dir.glob("*.json") if p.name != "sessions.json")
 
+
+# Where tests/support/capture_real_cn.py saves what the real cn wrote for each scenario.
+FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "real-cn"
 
 APP_PY = "def greet():\n    return 'hello'\n\n\nprint(greet())\n"
 LISTING_LINES = 340
@@ -233,7 +237,10 @@ SCENARIOS: dict[str, Scenario] = {
                                 {
                                     "file_path": "app.py",
                                     "edits": [
-                                        {"old_string": "def greet(", "new_string": "def greet_all("},
+                                        {
+                                            "old_string": "def greet(",
+                                            "new_string": "def greet_all(",
+                                        },
                                         {
                                             "old_string": "print(greet())",
                                             "new_string": "print(greet_all())",
@@ -279,9 +286,7 @@ SCENARIOS: dict[str, Scenario] = {
                     prompt="Try the odd tools.",
                     replies=(
                         tool_reply(ToolCall("NoSuchTool", {"x": 1}, id="call_unknown_1")),
-                        tool_reply(
-                            ToolCall("Bash", '{"command": "echo hi"', id="call_badargs_1")
-                        ),
+                        tool_reply(ToolCall("Bash", '{"command": "echo hi"', id="call_badargs_1")),
                         text_reply("Both tool calls failed."),
                     ),
                 ),

@@ -61,11 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument("--workspace", metavar="DIR", help="sessions of this workspace")
 
     sub = command("index", "bring the index up to date with Continue's store")
-    sub.add_argument("--rebuild", action="store_true",
-                     help="re-derive everything from the store (keeps compacted turns)")
+    sub.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="re-derive everything from the store (keeps compacted turns)",
+    )
 
     sub = command("search", "search every session")
-    sub.add_argument("query", nargs="+", help='words, "exact phrase", prefix*, -exclude')
+    sub.add_argument("query", nargs="*", help='words, "exact phrase", prefix*, -exclude')
     scoped(sub)
     sub.add_argument("--role", choices=SEARCH_ROLES)
     sub.add_argument("--file", metavar="PATH", help="only records about this file")
@@ -116,8 +119,9 @@ def _ensure_store(history: History) -> None:
         )
 
 
-def _emit(args: argparse.Namespace, command: str, lines: Callable[[], list[str]],
-          **payload: object) -> None:
+def _emit(
+    args: argparse.Namespace, command: str, lines: Callable[[], list[str]], **payload: object
+) -> None:
     if args.json:
         sys.stdout.buffer.write(render.envelope(command, **payload))
     else:
@@ -141,12 +145,19 @@ def cmd_index(args: argparse.Namespace, history: History) -> int:
             out += [f"note: {recovery.message}", f"note: {recovery.lost}"]
         return out
 
-    _emit(args, "index", lines, sessions=report.sessions, read=report.read,
-          changed=report.changed, kept_from_compaction=report.kept, deleted=report.deleted,
-          errors=[{"path": d.path, "message": d.message} for d in report.errors],
-          seconds=round(report.seconds, 3),
-          recovery=None if recovery is None else {"message": recovery.message,
-                                                   "lost": recovery.lost})
+    _emit(
+        args,
+        "index",
+        lines,
+        sessions=report.sessions,
+        read=report.read,
+        changed=report.changed,
+        kept_from_compaction=report.kept,
+        deleted=report.deleted,
+        errors=[{"path": d.path, "message": d.message} for d in report.errors],
+        seconds=round(report.seconds, 3),
+        recovery=None if recovery is None else {"message": recovery.message, "lost": recovery.lost},
+    )
     return 0
 
 
@@ -158,8 +169,15 @@ def cmd_search(args: argparse.Namespace, history: History) -> int:
     file = None
     if args.file:
         file = os.path.normpath(os.path.join(os.getcwd(), args.file))
-    query = SearchQuery(text=" ".join(args.query), scope=choice.scope, role=args.role,
-                        file=file, session=session, since=args.since, limit=args.limit)
+    query = SearchQuery(
+        text=" ".join(args.query),
+        scope=choice.scope,
+        role=args.role,
+        file=file,
+        session=session,
+        since=args.since,
+        limit=args.limit,
+    )
     result = history.search(query)
     notes = list(choice.notes)
     if result.approximate:
@@ -176,9 +194,16 @@ def cmd_search(args: argparse.Namespace, history: History) -> int:
             out += render.hit_lines(hit, style, now)
         return out
 
-    _emit(args, "search", lines, query=query.text, scope=choice.scope.label,
-          approximate=result.approximate, notes=notes,
-          hits=[render.hit_json(hit) for hit in result.hits])
+    _emit(
+        args,
+        "search",
+        lines,
+        query=query.text,
+        scope=choice.scope.label,
+        approximate=result.approximate,
+        notes=notes,
+        hits=[render.hit_json(hit) for hit in result.hits],
+    )
     return 0
 
 
@@ -198,8 +223,14 @@ def cmd_sessions(args: argparse.Namespace, history: History) -> int:
             out.append(f"no sessions in {choice.scope.label}")
         return out
 
-    _emit(args, "sessions", lines, scope=choice.scope.label, notes=choice.notes,
-          sessions=[render.session_json(s) for s in summaries])
+    _emit(
+        args,
+        "sessions",
+        lines,
+        scope=choice.scope.label,
+        notes=choice.notes,
+        sessions=[render.session_json(s) for s in summaries],
+    )
     return 0
 
 
@@ -209,9 +240,13 @@ def cmd_show(args: argparse.Namespace, history: History) -> int:
     if args.turn is not None and not view.records:
         raise CliError(f"session {view.session.id} has no turn {args.turn}")
     style = render.Style(sys.stdout)
-    _emit(args, "show", lambda: render.show_lines(view, style),
-          session=render.session_json(view.session),
-          records=[render.record_json(r) for r in view.records])
+    _emit(
+        args,
+        "show",
+        lambda: render.show_lines(view, style),
+        session=render.session_json(view.session),
+        records=[render.record_json(r) for r in view.records],
+    )
     return 0
 
 
@@ -239,8 +274,14 @@ def cmd_blame(args: argparse.Namespace, history: History) -> int:
             out += render.event_lines(event, style, now)
         return out
 
-    _emit(args, "blame", lines, path=args.path, line=args.line,
-          events=[render.event_json(e) for e in events])
+    _emit(
+        args,
+        "blame",
+        lines,
+        path=args.path,
+        line=args.line,
+        events=[render.event_json(e) for e in events],
+    )
     return 0
 
 
@@ -248,8 +289,11 @@ def cmd_stats(args: argparse.Namespace, history: History) -> int:
     stats = history.stats()
 
     def lines() -> list[str]:
-        ratio = f" ({stats.index_bytes / stats.store_bytes:.0%} of the store)" \
-            if stats.store_bytes else ""
+        ratio = (
+            f" ({stats.index_bytes / stats.store_bytes:.0%} of the store)"
+            if stats.store_bytes
+            else ""
+        )
         return [
             f"sessions: {stats.sessions} ({stats.deleted_sessions} deleted from the store)",
             f"records: {stats.records} ({stats.compacted_records} compacted: only Deja has them)",
@@ -270,8 +314,10 @@ def cmd_forget(args: argparse.Namespace, history: History) -> int:
         payload: dict[str, object] = {"session": session_id}
     else:
         count = history.forget_workspace(args.workspace)
-        message = (f"forgot {count} sessions of {args.workspace}; "
-                   "later passes will not index that workspace")
+        message = (
+            f"forgot {count} sessions of {args.workspace}; "
+            "later passes will not index that workspace"
+        )
         payload = {"workspace": args.workspace, "sessions": count}
     _emit(args, "forget", lambda: [message], **payload)
     return 0

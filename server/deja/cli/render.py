@@ -58,14 +58,20 @@ class Style:
 def iso(timestamp: float | None) -> str | None:
     if timestamp is None:
         return None
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace(
-        "+00:00", "Z")
+    return (
+        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )
 
 
 def ago(timestamp: float, now: float | None = None) -> str:
     seconds = max(0.0, (now or time.time()) - timestamp)
-    for unit, size in (("year", 31_536_000), ("month", 2_592_000), ("day", 86_400),
-                       ("hour", 3_600), ("minute", 60)):
+    for unit, size in (
+        ("year", 31_536_000),
+        ("month", 2_592_000),
+        ("day", 86_400),
+        ("hour", 3_600),
+        ("minute", 60),
+    ):
         if seconds >= size:
             count = int(seconds // size)
             return f"{count} {unit}{'s' if count > 1 else ''} ago"
@@ -89,16 +95,29 @@ def markdown_snippet(snippet: str) -> str:
 
 
 def envelope(command: str, **payload: Any) -> bytes:
-    return orjson.dumps({"schema": JSON_SCHEMA, "command": command, **payload},
-                        option=orjson.OPT_INDENT_2) + b"\n"
+    return (
+        orjson.dumps(
+            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
+        )
+        + b"\n"
+    )
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
     return {
-        "session_id": hit.session_id, "title": hit.title, "workspace": hit.workspace,
-        "project": hit.project, "turn": hit.turn, "time": iso(hit.time), "role": hit.role,
-        "snippet": markdown_snippet(hit.snippet), "file": hit.file, "exit_code": hit.exit_code,
-        "status": hit.status, "compacted": hit.compacted, "deleted": hit.deleted,
+        "session_id": hit.session_id,
+        "title": hit.title,
+        "workspace": hit.workspace,
+        "project": hit.project,
+        "turn": hit.turn,
+        "time": iso(hit.time),
+        "role": hit.role,
+        "snippet": markdown_snippet(hit.snippet),
+        "file": hit.file,
+        "exit_code": hit.exit_code,
+        "status": hit.status,
+        "compacted": hit.compacted,
+        "deleted": hit.deleted,
         "score": hit.score,
     }
 
@@ -119,9 +138,16 @@ def record_json(record: TurnRecord) -> dict[str, Any]:
 
 def event_json(event: FileEvent) -> dict[str, Any]:
     return {
-        "session_id": event.session_id, "title": event.title, "workspace": event.workspace,
-        "turn": event.turn, "time": iso(event.time), "role": event.role, "tool": event.tool,
-        "status": event.status, "path": event.path, "compacted": event.compacted,
+        "session_id": event.session_id,
+        "title": event.title,
+        "workspace": event.workspace,
+        "turn": event.turn,
+        "time": iso(event.time),
+        "role": event.role,
+        "tool": event.tool,
+        "status": event.status,
+        "path": event.path,
+        "compacted": event.compacted,
         "request": event.request,
         "hunks": [{"replaced": r, "written": w} for r, w in event.hunks],
         "ranges": [asdict(r) if r else None for r in event.ranges],
@@ -151,9 +177,11 @@ def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
         facts.append(style.cyan("compacted"))
     if hit.deleted:
         facts.append("deleted")
-    head = (f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
-            f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "
-            + " ".join(facts))
+    head = (
+        f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
+        f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "
+        + " ".join(facts)
+    )
     lines = [head]
     if hit.file:
         lines.append(f"    {style.dim(hit.file)}")
@@ -170,11 +198,14 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
         marks.append(style.cyan("compacted"))
     if summary.deleted:
         marks.append("deleted")
-    head = (f"{style.dim(summary.id)}  {style.bold(summary.title)}"
-            + (f"  [{', '.join(marks)}]" if marks else ""))
-    info = (f"    {summary.project or '-'} · started {ago(summary.started, now)} · last active "
-            f"{ago(summary.last_active, now)} · {summary.message_count} messages · "
-            f"{human_size(summary.size)}")
+    head = f"{style.dim(summary.id)}  {style.bold(summary.title)}" + (
+        f"  [{', '.join(marks)}]" if marks else ""
+    )
+    info = (
+        f"    {summary.project or '-'} · started {ago(summary.started, now)} · last active "
+        f"{ago(summary.last_active, now)} · {summary.message_count} messages · "
+        f"{human_size(summary.size)}"
+    )
     lines = [head, info]
     if summary.first_user:
         lines.append(f"    first: {summary.first_user}")
@@ -211,9 +242,10 @@ def record_line(record: TurnRecord, style: Style) -> str:
 
 def show_lines(view: SessionView, style: Style) -> list[str]:
     summary = view.session
-    lines = [style.bold(summary.title),
-             style.dim(f"{summary.id} · {summary.workspace or '-'} · started "
-                       f"{iso(summary.started)}")]
+    lines = [
+        style.bold(summary.title),
+        style.dim(f"{summary.id} · {summary.workspace or '-'} · started {iso(summary.started)}"),
+    ]
     current_turn = None
     for record in view.records:
         if record.turn != current_turn:
@@ -221,8 +253,12 @@ def show_lines(view: SessionView, style: Style) -> list[str]:
             mark = style.cyan(" [compacted: no longer on disk]") if record.compacted else ""
             lines.append("")
             lines.append(style.dim(f"── turn {record.turn} · {iso(record.time)}") + mark)
-        label = {"user": "User", "assistant": "Assistant", "reasoning": "Reasoning",
-                 "summary": "Summary"}.get(record.role)
+        label = {
+            "user": "User",
+            "assistant": "Assistant",
+            "reasoning": "Reasoning",
+            "summary": "Summary",
+        }.get(record.role)
         body = record_line(record, style)
         if label:
             text = f"{style.bold(label + ':')} {body}"
@@ -238,8 +274,10 @@ def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
         what = "wrote"
     status = f" ({event.status})" if event.status not in (None, "done") else ""
     compacted = style.cyan(" compacted") if event.compacted else ""
-    lines = [f"{style.bold(event.title)} {style.dim(short_id(event.session_id))} "
-             f"#{event.turn} · {ago(event.time, now)} · {what} {event.path}{status}{compacted}"]
+    lines = [
+        f"{style.bold(event.title)} {style.dim(short_id(event.session_id))} "
+        f"#{event.turn} · {ago(event.time, now)} · {what} {event.path}{status}{compacted}"
+    ]
     if event.request:
         lines.append(f"    asked: {' '.join(event.request.split())[:120]}")
     for replaced, written in event.hunks:

@@ -64,9 +64,9 @@ def _source(doc: dict[str, Any], history: list[Any]) -> Source:
     if "mode" in doc or "chatModelTitle" in doc:
         return "ide"
     for item in history[:5]:
-        if isinstance(item, dict) and isinstance(item.get("message"), dict):
-            if "id" in item["message"] or "promptLogs" in item:
-                return "ide"
+        message = item.get("message") if isinstance(item, dict) else None
+        if isinstance(message, dict) and ("id" in message or "promptLogs" in item):
+            return "ide"
     if "usage" in doc:
         return "cli"
     return "unknown"
@@ -81,7 +81,11 @@ def _attached_paths(context_items: object, workspace: str) -> list[str]:
         if not isinstance(context, dict):
             continue
         uri = context.get("uri")
-        if isinstance(uri, dict) and uri.get("type") == "file" and isinstance(uri.get("value"), str):
+        if (
+            isinstance(uri, dict)
+            and uri.get("type") == "file"
+            and isinstance(uri.get("value"), str)
+        ):
             path = resolve_tool_path(uri["value"], workspace)
             if path and path not in paths:
                 paths.append(path)
@@ -179,8 +183,12 @@ def parse_session(
         states = _tool_states(item, message) if role == "assistant" else []
         call_ids = [str(s.get("toolCallId")) + str(s.get("status")) for s in states]
         session.items.append(
-            Item(turn, _fingerprint(role, text, summary if is_summary else "", *call_ids), role,
-                 is_summary)
+            Item(
+                turn,
+                _fingerprint(role, text, str(summary) if is_summary else "", *call_ids),
+                role,
+                is_summary,
+            )
         )
         if is_summary:
             session.compacted_on_disk = True

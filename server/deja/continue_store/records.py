@@ -11,7 +11,15 @@ Role = Literal[
     "user", "assistant", "reasoning", "summary", "command", "read", "edit", "tool", "attached"
 ]
 ROLES: tuple[Role, ...] = (
-    "user", "assistant", "reasoning", "summary", "command", "read", "edit", "tool", "attached"
+    "user",
+    "assistant",
+    "reasoning",
+    "summary",
+    "command",
+    "read",
+    "edit",
+    "tool",
+    "attached",
 )
 
 Source = Literal["cli", "ide", "unknown"]

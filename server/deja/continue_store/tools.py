@@ -31,7 +31,7 @@ _PATH_KEYS = ("filepath", "file_path", "dirpath", "dirPath", "path")
 # Exit codes exist only where Continue wrote them: the CLI's Bash error text, the IDE's status.
 _CLI_EXIT = re.compile(r"^Error executing tool Bash: Error \(exit code (-?\d+)\)")
 _IDE_EXIT = re.compile(r"Command failed with exit code (-?\d+)")
-# `edit_existing_file` marks the untouched parts of a file with lines like `// ... existing code ...`.
+# `edit_existing_file` marks the untouched parts of a file with `// ... existing code ...` lines.
 _PLACEHOLDER = re.compile(
     r"^\s*(?://|#|--|/\*|<!--|;|%)?\s*\.\.\.\s*existing code\s*\.\.\.\s*(?:\*/|-->)?\s*$",
     re.IGNORECASE,

@@ -267,6 +267,7 @@ def _copy_common(db: sqlite3.Connection, table: str, where: str) -> None:
     old_cols = {row[1] for row in db.execute(f"PRAGMA old.table_info({table})")}
     cols = ", ".join(col for col in new_cols if col in old_cols)
     if cols:
-        db.execute(f"INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM old.{table}"
-                   f" WHERE {where}")
-
+        db.execute(
+            f"INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM old.{table}"
+            f" WHERE {where}"
+        )

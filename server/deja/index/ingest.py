@@ -40,9 +40,19 @@ def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None
         cursor.execute(
             "INSERT INTO records (session_id, turn, role, time, tool, status, path, exit_code,"
             " output, args, hunks) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (session.id, base + record.turn, record.role, time, record.tool,
-             record.status, record.path, record.exit_code, record.output, record.args,
-             _hunks_json(record)),
+            (
+                session.id,
+                base + record.turn,
+                record.role,
+                time,
+                record.tool,
+                record.status,
+                record.path,
+                record.exit_code,
+                record.output,
+                record.args,
+                _hunks_json(record),
+            ),
         )
         cursor.execute(
             "INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)",
@@ -115,8 +125,10 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int:
             _delete_live(db, session.id)
     db.executemany(
         "INSERT INTO items (session_id, turn, fingerprint, role, is_summary) VALUES (?,?,?,?,?)",
-        [(session.id, base + item.turn, item.fingerprint, item.role, int(item.is_summary))
-         for item in session.items],
+        [
+            (session.id, base + item.turn, item.fingerprint, item.role, int(item.is_summary))
+            for item in session.items
+        ],
     )
     _insert_records(db, session, base)
     first_user, last_user = _user_texts(db, session.id)
@@ -131,9 +143,23 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int:
         " compacted_on_disk=excluded.compacted_on_disk, kept_items=excluded.kept_items,"
         " base_turn=excluded.base_turn, deleted=0, first_user=excluded.first_user,"
         " last_user=excluded.last_user",
-        (session.id, session.title, session.workspace, session.project, session.started,
-         session.last_active, session.source, session.file, session.size, session.mtime_ns,
-         session.message_count, int(session.compacted_on_disk), kept, base, first_user,
-         last_user),
+        (
+            session.id,
+            session.title,
+            session.workspace,
+            session.project,
+            session.started,
+            session.last_active,
+            session.source,
+            session.file,
+            session.size,
+            session.mtime_ns,
+            session.message_count,
+            int(session.compacted_on_disk),
+            kept,
+            base,
+            first_user,
+            last_user,
+        ),
     )
     return newly_kept

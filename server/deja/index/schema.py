@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS records (
     compacted INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS records_session ON records(session_id, turn);
-CREATE INDEX IF NOT EXISTS records_path ON records(path) WHERE path IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_path ON records(path, role) WHERE path IS NOT NULL;
 -- Text lives only here: `body` is the record's text, `parts` the extra tokens that make code
 -- identifiers searchable by their pieces (parseConfig → parse config).
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
@@ -101,8 +101,9 @@ def connect(path: Path) -> sqlite3.Connection:
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
     os.chmod(path, 0o600)
-    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                         check_same_thread=False)
+    db = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")

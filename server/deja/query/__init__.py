@@ -3,7 +3,15 @@
 from .blame import FileEvent, LineRange
 from .history import History, Stats
 from .scope import Scope, ScopeChoice
-from .search import HIGHLIGHT_END, HIGHLIGHT_START, SEARCH_ROLES, Hit, QueryError, SearchQuery, SearchResult
+from .search import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    SEARCH_ROLES,
+    Hit,
+    QueryError,
+    SearchQuery,
+    SearchResult,
+)
 from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
 
 __all__ = [

@@ -58,19 +58,19 @@ def locate(written: str, document: str) -> LineRange | None:
     return LineRange(start_line, start_char, end_line, end_char)
 
 
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _matching_paths(db: sqlite3.Connection, absolute: str, relative: str | None,
-                    typed: str) -> list[str]:
-    """Absolute path first, then the same workspace-relative path in any workspace, then a path
-    suffix: the first rule that finds anything wins."""
+def _matching_paths(
+    db: sqlite3.Connection, absolute: str, relative: str | None, typed: str
+) -> list[str]:
+    """Absolute path first, then the same workspace-relative path in any workspace, then the
+    longest path suffix any record has: the first rule that finds anything wins."""
     roles = ",".join(f"'{role}'" for role in FILE_ROLES)
-    exact = db.execute(
-        f"SELECT DISTINCT path FROM records WHERE path = ? AND role IN ({roles})", (absolute,)
-    ).fetchall()
-    if exact:
+    known = {
+        row[0]
+        for row in db.execute(
+            f"SELECT DISTINCT path FROM records WHERE path IS NOT NULL AND role IN ({roles})"
+        )
+    }
+    if absolute in known:
         return [absolute]
     if relative:
         rows = db.execute(
@@ -80,15 +80,14 @@ def _matching_paths(db: sqlite3.Connection, absolute: str, relative: str | None,
         ).fetchall()
         if rows:
             return [row[0] for row in rows]
-    suffix = posixpath.normpath(typed).lstrip("./") if typed else ""
-    if not suffix:
-        return []
-    rows = db.execute(
-        f"SELECT DISTINCT path FROM records WHERE role IN ({roles})"
-        " AND (path = ? OR path LIKE ? ESCAPE '\\')",
-        (suffix, "%/" + _like_escape(suffix)),
-    ).fetchall()
-    return [row[0] for row in rows]
+    # A checkout in another folder still finds its history by `src/config.py`.
+    parts = [part for part in posixpath.normpath(typed or absolute).split("/") if part]
+    for start in range(len(parts)):
+        suffix = "/".join(parts[start:])
+        found = sorted(path for path in known if path == suffix or path.endswith("/" + suffix))
+        if found:
+            return found
+    return []
 
 
 def file_history(
@@ -117,8 +116,16 @@ def file_history(
     ).fetchall()
     return [
         FileEvent(
-            session_id=row[0], title=row[1], workspace=row[2], turn=row[3], time=row[4],
-            role=row[5], tool=row[6], status=row[7], path=row[8], compacted=bool(row[9]),
+            session_id=row[0],
+            title=row[1],
+            workspace=row[2],
+            turn=row[3],
+            time=row[4],
+            role=row[5],
+            tool=row[6],
+            status=row[7],
+            path=row[8],
+            compacted=bool(row[9]),
             request=row[11] or "",
             hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
         )

@@ -12,7 +12,8 @@ from deja.continue_store.workspace import normalize_workspace, workspace_contain
 from deja.index import Index, PassReport, default_home
 from deja.index.core import Progress
 
-from . import blame, sessions
+from . import blame
+from . import sessions as session_queries
 from .scope import Scope, ScopeChoice, current_scope, workspace_scope
 from .search import SearchQuery, SearchResult, search
 
@@ -40,14 +41,20 @@ class History:
     def close(self) -> None:
         self.index.close()
 
-    def refresh(self, *, rebuild: bool = False, progress: Progress | None = None,
-                only: set[str] | None = None) -> PassReport:
+    def refresh(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        only: set[str] | None = None,
+    ) -> PassReport:
         return self.index.refresh(rebuild=rebuild, progress=progress, only=only)
 
     # Scope ----------------------------------------------------------------------------------
 
-    def scope_for(self, *, all_workspaces: bool = False, workspace: str | None = None,
-                  cwd: str | None = None) -> ScopeChoice:
+    def scope_for(
+        self, *, all_workspaces: bool = False, workspace: str | None = None, cwd: str | None = None
+    ) -> ScopeChoice:
         if all_workspaces:
             return ScopeChoice(Scope())
         if workspace:
@@ -59,18 +66,20 @@ class History:
     def search(self, query: SearchQuery) -> SearchResult:
         return search(self.db, query)
 
-    def sessions(self, scope: Scope, limit: int = 50, offset: int = 0
-                 ) -> list[sessions.SessionSummary]:
-        return sessions.list_sessions(self.db, scope, limit, offset)
+    def sessions(
+        self, scope: Scope, limit: int = 50, offset: int = 0
+    ) -> list[session_queries.SessionSummary]:
+        return session_queries.list_sessions(self.db, scope, limit, offset)
 
     def resolve_session(self, given: str) -> str:
-        return sessions.resolve_session_id(self.db, given)
+        return session_queries.resolve_session_id(self.db, given)
 
-    def show(self, session_id: str, turn: int | None = None) -> sessions.SessionView:
-        return sessions.show_session(self.db, self.resolve_session(session_id), turn)
+    def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+        return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
 
-    def file_history(self, path: str, *, cwd: str | None = None, limit: int = 200,
-                     document: str | None = None) -> list[blame.FileEvent]:
+    def file_history(
+        self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None
+    ) -> list[blame.FileEvent]:
         """Events for `path` (absolute or relative to `cwd`), ranges placed in `document`."""
         here = normalize_workspace(cwd or os.getcwd())
         absolute = normalize_workspace(os.path.normpath(os.path.join(here, path)))
@@ -80,8 +89,7 @@ class History:
                 candidate = absolute[len(workspace.rstrip("/")) + 1 :]
                 if relative is None or len(candidate) < len(relative):
                     relative = candidate
-        events = blame.file_history(self.db, absolute, relative=relative, typed=path,
-                                    limit=limit)
+        events = blame.file_history(self.db, absolute, relative=relative, typed=path, limit=limit)
         if document is not None:
             blame.place_in_document(events, document)
         return events
@@ -94,18 +102,12 @@ class History:
         return str(row[0]) if row else ""
 
     def stats(self) -> Stats:
-        row = self.db.execute(
-            "SELECT count(*), coalesce(sum(deleted), 0) FROM sessions"
-        ).fetchone()
+        row = self.db.execute("SELECT count(*), coalesce(sum(deleted), 0) FROM sessions").fetchone()
         records = self.db.execute(
             "SELECT count(*), coalesce(sum(compacted), 0) FROM records"
         ).fetchone()
         last = self.db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
-        index_bytes = sum(
-            p.stat().st_size
-            for p in self.home.glob("index.sqlite3*")
-            if p.is_file()
-        )
+        index_bytes = sum(p.stat().st_size for p in self.home.glob("index.sqlite3*") if p.is_file())
         store_bytes = 0
         folder = self.root / "sessions"
         if folder.is_dir():
@@ -114,9 +116,14 @@ class History:
                     if entry.is_file(follow_symlinks=False):
                         store_bytes += entry.stat(follow_symlinks=False).st_size
         return Stats(
-            sessions=int(row[0]), deleted_sessions=int(row[1]), records=int(records[0]),
-            compacted_records=int(records[1]), index_bytes=index_bytes, store_bytes=store_bytes,
-            last_pass=float(last[0]) if last else None, index_path=str(self.index.path),
+            sessions=int(row[0]),
+            deleted_sessions=int(row[1]),
+            records=int(records[0]),
+            compacted_records=int(records[1]),
+            index_bytes=index_bytes,
+            store_bytes=store_bytes,
+            last_pass=float(last[0]) if last else None,
+            index_path=str(self.index.path),
             store_path=str(self.root),
         )
 

@@ -27,9 +27,11 @@ ROLE_WEIGHTS = {
     "attached": 0.6,
 }
 SEARCH_ROLES = ("user", "assistant", "reasoning", "summary", "command", "read", "edit", "tool")
-_ROLE_CASE = "CASE r.role " + " ".join(
-    f"WHEN '{role}' THEN {weight}" for role, weight in ROLE_WEIGHTS.items()
-) + " ELSE 1.0 END"
+_ROLE_CASE = (
+    "CASE r.role "
+    + " ".join(f"WHEN '{role}' THEN {weight}" for role, weight in ROLE_WEIGHTS.items())
+    + " ELSE 1.0 END"
+)
 _TOKEN = re.compile(r"[^\W_]+")
 _QUERY_PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 
@@ -72,11 +74,13 @@ def parse_query(text: str) -> list[Term]:
         tokens = tuple(_TOKEN.findall(word.lower()))
         if tokens:
             parts = tuple(identifier_parts(word).lower().split())
-            terms.append(Term(tokens, prefix=prefix, exclude=exclude,
-                              parts=parts if len(parts) > 1 else ()))
+            terms.append(
+                Term(tokens, prefix=prefix, exclude=exclude, parts=parts if len(parts) > 1 else ())
+            )
     if not any(not term.exclude for term in terms):
-        raise QueryError("the search needs at least one word to find" if terms else
-                         "the search is empty")
+        raise QueryError(
+            "the search needs at least one word to find" if terms else "the search is empty"
+        )
     return terms
 
 
@@ -166,10 +170,21 @@ def _run(db: sqlite3.Connection, expression: str, query: SearchQuery) -> list[Hi
     )
     return [
         Hit(
-            session_id=row[1], title=row[9], workspace=row[10], project=row[11], turn=row[2],
-            time=row[4], role=row[3], snippet=_one_line(snippets.get(row[0], "")),
-            file=row[5], exit_code=row[6], status=row[7], compacted=bool(row[8]),
-            deleted=bool(row[12]), score=round(-float(row[13]), 4), record_id=row[0],
+            session_id=row[1],
+            title=row[9],
+            workspace=row[10],
+            project=row[11],
+            turn=row[2],
+            time=row[4],
+            role=row[3],
+            snippet=_one_line(snippets.get(row[0], "")),
+            file=row[5],
+            exit_code=row[6],
+            status=row[7],
+            compacted=bool(row[8]),
+            deleted=bool(row[12]),
+            score=round(-float(row[13]), 4),
+            record_id=row[0],
         )
         for row in rows
     ]
@@ -192,8 +207,13 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
     if not corrections:
         return SearchResult([])
     fuzzy = [
-        Term(tuple(corrections.get(t, t) for t in term.tokens), term.prefix, term.exclude,
-             term.phrase, term.parts)
+        Term(
+            tuple(corrections.get(t, t) for t in term.tokens),
+            term.prefix,
+            term.exclude,
+            term.phrase,
+            term.parts,
+        )
         for term in terms
     ]
     hits = _run(db, fts_expression(fuzzy), query)

@@ -42,10 +42,14 @@ _SUMMARY_COLUMNS = (
 
 def _summary(row: tuple[object, ...]) -> SessionSummary:
     return SessionSummary(
-        id=str(row[0]), title=str(row[1]), workspace=str(row[2]), project=str(row[3]),
+        id=str(row[0]),
+        title=str(row[1]),
+        workspace=str(row[2]),
+        project=str(row[3]),
         started=float(row[4]),  # type: ignore[arg-type]
         last_active=float(row[5]),  # type: ignore[arg-type]
-        first_user=str(row[6]), last_user=str(row[7]),
+        first_user=str(row[6]),
+        last_user=str(row[7]),
         message_count=int(row[8]),  # type: ignore[call-overload]
         size=max(int(row[9]), 0),  # type: ignore[call-overload]
         lost_context=bool(row[10]) or int(row[11]) > 0,  # type: ignore[call-overload]
@@ -94,8 +98,9 @@ def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
 
 
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
-    row = db.execute(f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?",
-                     (session_id,)).fetchone()
+    row = db.execute(
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
     if row is None:
         raise UnknownSession(f"no session {session_id!r} in the index")
     return _summary(row)
@@ -138,8 +143,16 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
     ):
         view.records.append(
             TurnRecord(
-                turn=row[0], role=row[1], time=row[2], text=row[3], tool=row[4], status=row[5],
-                path=row[6], exit_code=row[7], output=row[8], args=row[9],
+                turn=row[0],
+                role=row[1],
+                time=row[2],
+                text=row[3],
+                tool=row[4],
+                status=row[5],
+                path=row[6],
+                exit_code=row[7],
+                output=row[8],
+                args=row[9],
                 hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
                 compacted=bool(row[11]),
             )

@@ -1,0 +1,281 @@
+"""The durable index (issue 3): incremental passes, durability across compaction, forget."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from deja.index import SCHEMA_VERSION
+from deja.query import History, Scope, SearchQuery
+from tests.storebuilder import assistant, call, session_doc, snapshot, user, write_session
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    root = tmp_path / "continue"
+    (root / "sessions").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def history(tmp_path: Path, store: Path) -> History:
+    opened = History(home=tmp_path / "deja-home", root=store)
+    yield opened  # type: ignore[misc]
+    opened.close()
+
+
+def texts(history: History, query: str) -> list[str]:
+    return [hit.snippet for hit in history.search(SearchQuery(query, limit=50)).hits]
+
+
+def test_index_file_is_private_and_wal(history: History, store: Path) -> None:
+    write_session(store, session_doc("s1", [user("hello")]))
+    history.refresh()
+    assert stat.S_IMODE(history.home.stat().st_mode) == 0o700
+    assert stat.S_IMODE(history.index.path.stat().st_mode) == 0o600
+    assert history.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert history.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == str(
+        SCHEMA_VERSION
+    )
+
+
+def test_pass_rereads_only_changed_sessions(history: History, store: Path) -> None:
+    write_session(store, session_doc("s1", [user("alpha")]))
+    write_session(store, session_doc("s2", [user("beta")]))
+    first = history.refresh()
+    assert (first.read, first.changed) == (2, 2)
+    second = history.refresh()
+    assert (second.read, second.changed) == (0, 0)
+    path = store / "sessions/s2.json"
+    path.write_text(path.read_text().replace("beta", "gamma"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    third = history.refresh()
+    assert (third.read, third.changed_ids) == (1, ["s2"])
+    assert texts(history, "gamma") and not texts(history, "beta")
+
+
+def compaction_before_after(store: Path) -> tuple[Path, str]:
+    before = [
+        user("install the linter"),
+        assistant("", [call("Bash", {"command": "pip install ruff"}, "Successfully installed")]),
+        user("now fix the flaky websocket reconnect"),
+        assistant("Reconnect now uses exponential backoff."),
+    ]
+    path = write_session(store, session_doc("c1", before))
+    return path, "Summary: installed ruff, fixed websocket reconnect with backoff."
+
+
+def compact(path: Path, summary: str, *, later: list[dict[str, object]] | None = None) -> None:
+    """What `cn` does: the file rewritten to one summary item, later turns appended after it."""
+    doc = session_doc(
+        "c1",
+        [
+            {
+                "message": {"role": "assistant", "content": summary},
+                "contextItems": [],
+                "conversationSummary": summary,
+            },
+            *(later or []),
+        ],
+    )
+    import json
+
+    path.write_text(json.dumps(doc, indent=2))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000))
+
+
+def test_compaction_keeps_turns_gone_from_disk_and_adds_new_ones_in_order(
+    history: History, store: Path
+) -> None:
+    path, summary = compaction_before_after(store)
+    history.refresh()
+    compact(path, summary, later=[user("continue"), assistant("Picked up where we left off")])
+    report = history.refresh()
+    assert report.kept == 4
+    view = history.show("c1")
+    turns = [(r.turn, r.role, r.compacted) for r in view.records]
+    assert turns == [
+        (0, "user", True),
+        (1, "command", True),
+        (2, "user", True),
+        (3, "assistant", True),
+        (4, "summary", False),
+        (5, "user", False),
+        (6, "assistant", False),
+    ]
+    times = [r.time for r in view.records]
+    assert times == sorted(times)
+    hit = history.search(SearchQuery("websocket reconnect", limit=5)).hits[0]
+    assert hit.compacted and hit.session_id == "c1"
+    assert view.session.lost_context and view.session.kept_turns == 4
+
+
+def test_compacted_turns_survive_rebuild_and_second_compaction(
+    history: History, store: Path
+) -> None:
+    path, summary = compaction_before_after(store)
+    history.refresh()
+    compact(path, summary, later=[user("add retries to the uploader")])
+    history.refresh()
+    rebuilt = history.refresh(rebuild=True)
+    assert rebuilt.read == 1 and rebuilt.kept == 0
+    assert texts(history, "websocket") and texts(history, "uploader")
+    compact(path, "Second summary of everything")
+    history.refresh()
+    roles = [(r.turn, r.compacted) for r in history.show("c1").records]
+    assert len(roles) == 7 and all(c for _, c in roles[:6]) and not roles[6][1]
+    assert texts(history, "websocket") and texts(history, "uploader")
+
+
+def test_appending_turns_is_not_compaction(history: History, store: Path) -> None:
+    path = write_session(store, session_doc("a1", [user("first question")]))
+    history.refresh()
+    import json
+
+    path.write_text(json.dumps(session_doc("a1", [user("first question"), assistant("answer")])))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    report = history.refresh()
+    assert report.kept == 0
+    assert [(r.turn, r.compacted) for r in history.show("a1").records] == [(0, False), (1, False)]
+
+
+def test_deleted_file_keeps_records_marked_deleted(history: History, store: Path) -> None:
+    path = write_session(store, session_doc("d1", [user("remember the migration plan")]))
+    history.refresh()
+    path.unlink()
+    report = history.refresh()
+    assert report.deleted == 1
+    hit = history.search(SearchQuery("migration plan")).hits[0]
+    assert hit.deleted
+    assert history.sessions(Scope())[0].deleted
+
+
+def test_forget_session_leaves_tombstone_through_passes_and_rebuild(
+    history: History, store: Path
+) -> None:
+    write_session(store, session_doc("f1", [user("private thing")]))
+    write_session(store, session_doc("f2", [user("public thing")]))
+    history.refresh()
+    assert history.forget_session("f1")
+    assert texts(history, "private") == []
+    history.refresh()
+    history.refresh(rebuild=True)
+    assert texts(history, "private") == [] and texts(history, "public")
+
+
+def test_forget_workspace_and_its_future_sessions(history: History, store: Path) -> None:
+    write_session(store, session_doc("w1", [user("client work")], workspace="/work/client"))
+    write_session(store, session_doc("w2", [user("own work")], workspace="/work/mine"))
+    history.refresh()
+    assert history.forget_workspace("/work/client") == 1
+    write_session(
+        store, session_doc("w3", [user("more client work")], workspace="file:///work/client/sub")
+    )
+    history.refresh(rebuild=True)
+    assert texts(history, "client") == [] and texts(history, "own")
+
+
+def test_schema_upgrade_keeps_what_only_the_index_holds(tmp_path: Path, store: Path) -> None:
+    home = tmp_path / "home"
+    history = History(home=home, root=store)
+    path, summary = compaction_before_after(store)
+    history.refresh()
+    compact(path, summary)
+    history.refresh()
+    write_session(store, session_doc("gone", [user("tombstoned words")]))
+    history.refresh()
+    history.forget_session("gone")
+    history.db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    history.close()
+    upgraded = History(home=home, root=store)
+    try:
+        assert upgraded.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[
+            0
+        ] == str(SCHEMA_VERSION)
+        assert texts(upgraded, "websocket")  # compacted: only the old index had it
+        upgraded.refresh()
+        assert texts(upgraded, "websocket") and texts(upgraded, "Summary")
+        assert texts(upgraded, "tombstoned") == []
+    finally:
+        upgraded.close()
+
+
+def test_corrupt_index_is_rebuilt_with_a_clear_statement(tmp_path: Path, store: Path) -> None:
+    home = tmp_path / "home"
+    write_session(store, session_doc("s1", [user("survives corruption")]))
+    History(home=home, root=store).close()
+    (home / "index.sqlite3").write_bytes(b"this is not a database" * 100)
+    history = History(home=home, root=store)
+    try:
+        assert history.index.recovery is not None
+        assert "cannot be recovered" in history.index.recovery.lost
+        history.refresh()
+        assert texts(history, "corruption")
+    finally:
+        history.close()
+
+
+def test_index_never_touches_the_store(history: History, store: Path) -> None:
+    write_session(store, session_doc("s1", [user("a"), assistant("b")]))
+    before = snapshot(store)
+    history.refresh()
+    history.refresh(rebuild=True)
+    history.search(SearchQuery("a b"))
+    assert snapshot(store) == before
+
+
+KILL_SCRIPT = """
+import sys
+from pathlib import Path
+from deja.query import History
+History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh()
+"""
+
+
+def indexed_sessions(home: Path) -> int:
+    try:
+        db = sqlite3.connect(f"file:{home / 'index.sqlite3'}?mode=ro", uri=True, timeout=5)
+        try:
+            return int(db.execute("SELECT count(*) FROM sessions").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) -> None:
+    for index in range(300):
+        history_items = [user(f"session {index} question {n} about topic{n}") for n in range(40)]
+        write_session(store, session_doc(f"k{index:04d}", history_items))
+    home = tmp_path / "home"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for delay in (0.0, 0.2):
+        process = subprocess.Popen(
+            [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)], env=env
+        )
+        deadline = time.monotonic() + 30
+        while indexed_sessions(home) == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        assert process.poll() is None, "the pass ended before it could be killed"
+        process.kill()
+        process.wait()
+        db = sqlite3.connect(home / "index.sqlite3")
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        # Every indexed session is whole: 40 records each, never a part of one.
+        counts = {n for (n,) in db.execute("SELECT count(*) FROM records GROUP BY session_id")}
+        assert counts <= {40}
+        db.close()
+    history = History(home=home, root=store)
+    try:
+        history.refresh()
+        assert history.stats().sessions == 300 and history.stats().records == 300 * 40
+    finally:
+        history.close()
