@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
@@ -10,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from deja.index import PassReport
 from deja.query import SEARCH_ROLES, History, QueryError, SearchQuery, UnknownSession
@@ -96,7 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
     group = sub.add_mutually_exclusive_group(required=True)
     group.add_argument("--session", metavar="ID")
     group.add_argument("--workspace", metavar="DIR")
+
+    for module in _plugin_modules():
+        module.add_parser(command)
     return parser
+
+
+# Commands that live in their own modules (`deja/cli/<name>_command.py`). Each module exposes
+# `NAME`, `add_parser(command)` and `run(args) -> int` (opening `History` itself if it needs it)
+# and imports heavy libraries (pygls, mcp) inside `run` only, so `deja search` never pays for them.
+PLUGIN_COMMANDS: tuple[str, ...] = ()
+
+
+def _plugin_modules() -> list[Any]:
+    return [importlib.import_module(f"deja.cli.{name}_command") for name in PLUGIN_COMMANDS]
 
 
 def _open() -> History:
@@ -344,18 +359,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    handler = HANDLERS.get(args.command)
+    if handler is None:
+        plugin = next(m for m in _plugin_modules() if args.command == m.NAME)
+        return run_guarded(lambda: int(plugin.run(args)))
     try:
         history = _open()
     except OSError as error:
         print(f"deja: cannot open the index: {error}", file=sys.stderr)
         return 1
     try:
-        return HANDLERS[args.command](args, history)
+        return run_guarded(lambda: handler(args, history))
+    finally:
+        history.close()
+
+
+def run_guarded(action: Callable[[], int]) -> int:
+    """Known failures become one line on stderr and exit 1."""
+    try:
+        return action()
     except (CliError, QueryError, UnknownSession) as error:
         message = error.args[0] if error.args else str(error)
         print(f"deja: {message}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
-    finally:
-        history.close()
