@@ -279,3 +279,29 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
         assert history.stats().sessions == 300 and history.stats().records == 300 * 40
     finally:
         history.close()
+
+
+def test_exclude_list_keeps_workspaces_out_and_removes_indexed_ones(
+    tmp_path: Path, store: Path
+) -> None:
+    exclude = tmp_path / "exclude"
+    write_session(store, session_doc("e1", [user("client secret plan")], workspace="/work/client"))
+    write_session(store, session_doc("e2", [user("own plan")], workspace="/work/mine"))
+    history = History(home=tmp_path / "home", root=store, exclude_path=exclude)
+    try:
+        history.refresh()
+        assert texts(history, "client") and texts(history, "own")
+        exclude.write_text("# never index client work\n/work/cli*\n")
+        history.refresh()
+        assert texts(history, "client") == [] and texts(history, "own")
+        write_session(
+            store,
+            session_doc("e3", [user("more client notes")], workspace="file:///work/client/sub"),
+        )
+        assert history.refresh().changed == 0
+        assert texts(history, "client") == []
+        exclude.write_text("")
+        history.refresh()
+        assert len(texts(history, "client")) == 2
+    finally:
+        history.close()

@@ -16,6 +16,7 @@ from pathlib import Path
 from deja.continue_store import Diagnostic, SessionRef, list_store, read_session
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
 
+from .exclude import ExcludeList, load_exclude_list
 from .ingest import forget_session, ingest_session
 from .schema import (
     DB_NAME,
@@ -54,9 +55,10 @@ class Index:
     """Owns the SQLite file. Writers take `index.lock` so only one pass runs at a time; readers
     never wait for a pass (WAL)."""
 
-    def __init__(self, home: Path, root: Path) -> None:
+    def __init__(self, home: Path, root: Path, exclude_path: Path | None = None) -> None:
         self.home = home
         self.root = root
+        self.exclude_path = exclude_path
         self.path = home / DB_NAME
         self.recovery: Recovery | None = None
         prepare_home(home)
@@ -207,6 +209,11 @@ class Index:
                 for row in self.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
             }
             dead_ids, dead_workspaces = self._tombstones()
+            exclude = self._apply_exclude_list(report)
+            skipped = {
+                row[0]: (row[1], row[2])
+                for row in self.db.execute("SELECT id, size, mtime_ns FROM excluded")
+            }
             todo: list[SessionRef] = []
             present: set[str] = set()
             for ref in listing.refs:
@@ -217,10 +224,12 @@ class Index:
                     continue
                 if not rebuild and known.get(ref.id) == (ref.size, ref.mtime_ns, 0):
                     continue
+                if skipped.get(ref.id) == (ref.size, ref.mtime_ns):
+                    continue
                 todo.append(ref)
             report.sessions = len(present)
             for done, ref in enumerate(todo, 1):
-                self._refresh_one(ref, dead_workspaces, report)
+                self._refresh_one(ref, dead_workspaces, exclude, report)
                 if progress:
                     progress(done, len(todo))
             gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
@@ -240,7 +249,32 @@ class Index:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _refresh_one(self, ref: SessionRef, dead_workspaces: list[str], report: PassReport) -> None:
+    def _apply_exclude_list(self, report: PassReport) -> ExcludeList:
+        """When the exclude list changed, drop what it now excludes and forget what it skipped
+        (so a workspace taken off the list comes back)."""
+        exclude = load_exclude_list(self.exclude_path)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'exclude'").fetchone()
+        if row is not None and row[0] == exclude.fingerprint:
+            return exclude
+        with self.transaction() as db:
+            db.execute("DELETE FROM excluded")
+            for session_id, workspace, size, mtime_ns in db.execute(
+                "SELECT id, workspace, size, mtime_ns FROM sessions"
+            ).fetchall():
+                if exclude.excludes(workspace):
+                    forget_session(db, session_id)
+                    db.execute("INSERT INTO excluded VALUES (?,?,?)", (session_id, size, mtime_ns))
+                    report.changed_ids.append(session_id)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('exclude', ?)", (exclude.fingerprint,))
+        return exclude
+
+    def _refresh_one(
+        self,
+        ref: SessionRef,
+        dead_workspaces: list[str],
+        exclude: ExcludeList,
+        report: PassReport,
+    ) -> None:
         read = read_session(ref)
         report.read += 1
         if read.session is None:
@@ -253,6 +287,14 @@ class Index:
                 db.execute(
                     "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
                     (session.id, time.time()),
+                )
+            return
+        if exclude.excludes(session.workspace):
+            with self.transaction() as db:
+                forget_session(db, session.id)
+                db.execute(
+                    "INSERT OR REPLACE INTO excluded VALUES (?,?,?)",
+                    (session.id, session.size, session.mtime_ns),
                 )
             return
         with self.transaction() as db:

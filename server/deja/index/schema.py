@@ -67,6 +67,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
     body, parts, tokenize = "unicode61 remove_diacritics 2"
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
+-- sessions the exclude list keeps out, remembered so an unchanged file is not read again
+CREATE TABLE IF NOT EXISTS excluded (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tombstones (
     kind TEXT NOT NULL,
     value TEXT NOT NULL,

@@ -32,10 +32,12 @@ class Stats:
 
 
 class History:
-    def __init__(self, home: Path | None = None, root: Path | None = None) -> None:
+    def __init__(
+        self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
+    ) -> None:
         self.root = root or resolve_root()
         self.home = home or default_home()
-        self.index = Index(self.home, self.root)
+        self.index = Index(self.home, self.root, exclude_path)
         self.db = self.index.db
 
     def close(self) -> None:
