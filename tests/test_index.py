@@ -47,15 +47,16 @@ def test_index_file_is_private_and_wal(history: History, store: Path) -> None:
 
 
 def test_pass_rereads_only_changed_sessions(history: History, store: Path) -> None:
-    write_session(store, session_doc("s1", [user("alpha")]))
-    write_session(store, session_doc("s2", [user("beta")]))
+    hour_ago = time.time() - 3600
+    write_session(store, session_doc("s1", [user("alpha")]), mtime=hour_ago)
+    write_session(store, session_doc("s2", [user("beta")]), mtime=hour_ago)
     first = history.refresh()
     assert (first.read, first.changed) == (2, 2)
     second = history.refresh()
     assert (second.read, second.changed) == (0, 0)
     path = store / "sessions/s2.json"
     path.write_text(path.read_text().replace("beta", "gamma"))
-    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    os.utime(path, (hour_ago + 1, hour_ago + 1))
     third = history.refresh()
     assert (third.read, third.changed_ids) == (1, ["s2"])
     assert texts(history, "gamma") and not texts(history, "beta")
@@ -305,3 +306,22 @@ def test_exclude_list_keeps_workspaces_out_and_removes_indexed_ones(
         assert len(texts(history, "client")) == 2
     finally:
         history.close()
+
+
+def test_file_rewritten_in_the_same_mtime_tick_is_read_again(history: History, store: Path) -> None:
+    path = write_session(store, session_doc("r1", [user("version one")]))
+    mtime_ns = path.stat().st_mtime_ns
+    history.refresh()
+    # Same size, same mtime: only the "written just now" rule catches this second write.
+    path.write_text(path.read_text().replace("version one", "version two"))
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+    history.refresh()
+    assert texts(history, "two") and not texts(history, "one")
+
+
+def test_rewrite_with_nothing_new_is_not_a_change(history: History, store: Path) -> None:
+    path = write_session(store, session_doc("n1", [user("same words")]), mtime=time.time() - 60)
+    history.refresh()
+    os.utime(path, (time.time() - 30, time.time() - 30))
+    report = history.refresh()
+    assert (report.read, report.changed) == (1, 0)

@@ -424,7 +424,7 @@ def test_secrets_redacted_in_messages_arguments_outputs_and_edits(tmp_path: Path
 
 
 def test_no_redact_switch_is_the_only_way_out(tmp_path: Path) -> None:
-    key = "ghp_" + "A" * 36
+    key = "ghp_" + "x7Kq2Lm9Pz" * 3 + "Ab12Cd"
     write_session(tmp_path, session_doc("s", [user(f"token {key}")]))
     assert key in read_store(tmp_path, redact_secrets=False).sessions[0].records[0].text
     assert key not in read_store(tmp_path).sessions[0].records[0].text

@@ -181,15 +181,7 @@ def parse_session(
         summary = item.get("conversationSummary")
         is_summary = isinstance(summary, str) and bool(summary.strip())
         states = _tool_states(item, message) if role == "assistant" else []
-        call_ids = [str(s.get("toolCallId")) + str(s.get("status")) for s in states]
-        session.items.append(
-            Item(
-                turn,
-                _fingerprint(role, text, str(summary) if is_summary else "", *call_ids),
-                role,
-                is_summary,
-            )
-        )
+        first_record = len(session.records)
         if is_summary:
             session.compacted_on_disk = True
             add(turn, "summary", str(summary), time)
@@ -228,6 +220,13 @@ def parse_session(
             add(turn, "reasoning", text, time)
         elif role not in ("system", "tool"):
             warnings.append(f"history[{turn}] has unknown role {role!r}")
+        # The fingerprint covers everything the item put in the index: an item whose records
+        # did not change is the same item, whatever else Continue rewrote around it.
+        derived = [
+            f"{r.role}\x1e{r.text}\x1e{r.status}\x1e{r.exit_code}\x1e{r.path}\x1e{r.hunks}"
+            for r in session.records[first_record:]
+        ]
+        session.items.append(Item(turn, _fingerprint(role, text, *derived), role, is_summary))
 
     raw_title = doc.get("title")
     if is_placeholder_title(raw_title) and entry is not None:

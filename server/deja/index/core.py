@@ -28,6 +28,7 @@ from .schema import (
 )
 
 Progress = Callable[[int, int], None]
+RACY_WINDOW_NS = 100_000_000
 
 
 @dataclass(slots=True)
@@ -298,9 +299,15 @@ class Index:
                 )
             return
         with self.transaction() as db:
-            report.kept += ingest_session(db, session)
-        report.changed += 1
-        report.changed_ids.append(session.id)
+            kept = ingest_session(db, session)
+            if time.time_ns() - session.mtime_ns < RACY_WINDOW_NS:
+                # Written just now: a second write in the same mtime tick with the same size
+                # would look unchanged, so the next pass reads it again.
+                db.execute("UPDATE sessions SET mtime_ns = -1 WHERE id = ?", (session.id,))
+        if kept is not None:
+            report.kept += kept
+            report.changed += 1
+            report.changed_ids.append(session.id)
 
 
 def _copy_common(db: sqlite3.Connection, table: str, where: str) -> None:

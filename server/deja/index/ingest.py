@@ -92,11 +92,12 @@ def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:
     return (texts[0], texts[-1]) if texts else ("", "")
 
 
-def ingest_session(db: sqlite3.Connection, session: Session) -> int:
-    """Replace the session's live records in one transaction; returns how many turns were newly
-    kept from compaction. The caller owns the transaction."""
+def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
+    """Replace the session's live records; returns how many turns were newly kept from
+    compaction, or None when the file was rewritten with nothing new (only its stat is updated).
+    The caller owns the transaction."""
     row = db.execute(
-        "SELECT base_turn, kept_items FROM sessions WHERE id = ?", (session.id,)
+        "SELECT base_turn, kept_items, title, workspace FROM sessions WHERE id = ?", (session.id,)
     ).fetchone()
     base, kept = (int(row[0]), int(row[1])) if row else (0, 0)
     newly_kept = 0
@@ -106,6 +107,15 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int:
             " ORDER BY turn",
             (session.id,),
         ).fetchall()
+        if (row[2], row[3]) == (session.title, session.workspace) and [
+            fingerprint for _, fingerprint in old
+        ] == [item.fingerprint for item in session.items]:
+            db.execute(
+                "UPDATE sessions SET size = ?, mtime_ns = ?, last_active = ?, deleted = 0"
+                " WHERE id = ?",
+                (session.size, session.mtime_ns, session.last_active, session.id),
+            )
+            return None
         if is_compaction(old, session.items):
             newly_kept = len(old)
             db.execute(
