@@ -13,6 +13,7 @@ from deja.index import Index, PassReport, default_home
 from deja.index.core import Progress
 
 from . import blame
+from . import restore as restore_queries
 from . import sessions as session_queries
 from .scope import Scope, ScopeChoice, current_scope, workspace_scope
 from .search import SearchQuery, SearchResult, search
@@ -78,6 +79,61 @@ class History:
 
     def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def restore(
+        self,
+        selection: str = "",
+        *,
+        cwd: str | None = None,
+        all_workspaces: bool = False,
+        session: str | None = None,
+        topic: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> restore_queries.RestoreResult:
+        """Earlier context as a compact transcript (`deja restore`), from the index alone.
+
+        `selection`: "" (nothing: the listing), "1,3", "1-4", "0" (the current session, when it
+        lost context), "last", each optionally followed by ": topic". `session` (an id or 8+
+        characters of one) restores that session instead of numbers. `topic` is the same as
+        ": topic" (give it one way only): the ~20 turns the index ranks most relevant to it are
+        shown in full. Numbers are those of the listing of the workspace containing `cwd`
+        (default: the process's directory; every workspace with `all_workspaces`): newest first,
+        the current session left out, or shown as #0 when it lost context to compaction.
+        `limit`/`offset` page the listing. The current session is restored only up to its last
+        compaction. Does not refresh the index (call `refresh` first).
+
+        Returns a `RestoreResult`: `.text` is the transcript (first line
+        `# deja-restore-format: 1`) and its closing block when something was restored, with
+        `.restored` saying what; else `.listing` (`ListedSession(number, session)`, `.total`
+        numbered sessions in scope) and `.message` when there is nothing to list or select.
+        Raises `RestoreError` (bad selection, number out of range), `UnknownSession`, or
+        `QueryError` (a topic with no word to search).
+        """
+        scope: Scope | None = None
+        notes: list[str] = []
+        if session is None:
+            choice = self.scope_for(all_workspaces=all_workspaces, cwd=cwd)
+            scope = choice.scope
+            if scope.is_all and not all_workspaces:
+                # Restore is about this project: no fallback to every workspace.
+                here = normalize_workspace(cwd or os.getcwd())
+                scope = None
+                notes.append(
+                    f"no Continue session has a workspace containing {here};"
+                    " --all restores from every workspace"
+                )
+        return restore_queries.restore(
+            self.db,
+            restore_queries.SectionCache(self.home / restore_queries.CACHE_DIR),
+            scope,
+            notes=notes,
+            selection=selection,
+            session=session,
+            topic=topic,
+            limit=limit,
+            offset=offset,
+        )
 
     def file_history(
         self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None

@@ -1,0 +1,103 @@
+"""`deja restore`: list the project's sessions, or print earlier context as a compact transcript."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+NAME = "restore"
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    sub = command(NAME, "earlier context back as a compact transcript, compacted turns included")
+    sub.add_argument(
+        "selection",
+        nargs="*",
+        metavar="SELECTION",
+        help="1,3 · 1-4 · 0 (the current session) · last; add ': topic' to show the turns most"
+        " relevant to it in full. Nothing: list the sessions",
+    )
+    sub.add_argument("--session", metavar="ID", help="restore this session (id or 8+ characters)")
+    sub.add_argument("--all", action="store_true", help="every workspace, not just this one")
+    sub.add_argument(
+        "--limit", type=_count, default=20, metavar="N", help="sessions listed (default 20)"
+    )
+    sub.add_argument(
+        "--offset", type=_count, default=0, metavar="N", help="skip this many in the listing"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from deja.query import History
+    from deja.query.restore import RestoreError, RestoreResult, listing_lines
+
+    from . import render
+    from .main import CliError, _ensure_store
+
+    history = History()
+    try:
+        _ensure_store(history)
+        history.refresh()
+        try:
+            # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
+            result: RestoreResult = history.restore(
+                " ".join(args.selection),
+                all_workspaces=args.all,
+                session=args.session,
+                limit=args.limit,
+                offset=args.offset,
+            )
+        except RestoreError as error:
+            raise CliError(str(error)) from None
+    finally:
+        history.close()
+
+    if args.json:
+        payload: dict[str, Any] = {
+            "scope": result.scope,
+            "notes": result.notes,
+            "topic": result.topic,
+            "message": result.message,
+            "total": result.total,
+            "offset": result.offset,
+            "listing": [
+                {"number": item.number, **render.session_json(item.session)}
+                for item in result.listing
+            ],
+            "restored": [
+                {
+                    "number": r.number,
+                    "until_turn": r.until,
+                    "full_turns": r.full_turns,
+                    "cached": r.cached,
+                    **render.session_json(r.session),
+                }
+                for r in result.restored
+            ],
+            "text": result.text,
+        }
+        sys.stdout.buffer.write(render.envelope(NAME, **payload))
+        return 0
+    lines = [f"note: {note}" for note in result.notes]
+    if result.text:
+        sys.stdout.write("\n".join(lines) + "\n" if lines else "")
+        sys.stdout.write(result.text)
+        return 0
+    if result.listing:
+        lines += listing_lines(result.listing, scope_label=result.scope, total=result.total)
+    if result.message:
+        lines.append(result.message)
+    render.write_lines(lines)
+    return 0

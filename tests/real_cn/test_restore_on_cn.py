@@ -1,0 +1,67 @@
+"""`deja restore last` on a session the real `cn` 1.5.47 auto-compacted: the user messages that
+compaction deleted from the file come back."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from deja.query.restore import FORMAT_LINE
+from tests.support.scenarios import ScenarioRun
+
+pytestmark = pytest.mark.real_cn
+
+Runner = Callable[[str], ScenarioRun]
+
+
+def test_restore_last_prints_what_cn_compaction_deleted(
+    scenario_run: Runner, tmp_path: Path
+) -> None:
+    run = scenario_run("compaction")
+    store = tmp_path / "store"
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(store),
+        "DEJA_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "NO_COLOR": "1",
+    }
+
+    def deja(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "deja", *args],
+            env=env,
+            cwd=run.workspace,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    # Deja indexed the session before cn compacted it; then cn rewrote the file in place.
+    shutil.copytree(run.snapshots["before"], store / "sessions")
+    deja("index")
+    shutil.rmtree(store / "sessions")
+    shutil.copytree(run.sessions_dir, store / "sessions")
+    (session_file,) = run.session_files(store / "sessions")
+    on_disk = session_file.read_text(encoding="utf-8")
+    request = "Print a long numbered listing."
+    assert request not in on_disk  # compaction deleted it
+
+    listing = deja("restore")
+    assert "#0 " in listing and "current session, lost context to compaction" in listing
+
+    out = deja("restore", "last")
+    assert out.startswith(FORMAT_LINE + "\n")
+    assert f'User: "{request}"' in out
+    assert "$ seq -f 'listing line %g of the long output' 1 340 → done" in out
+    assert "Current session: only what came before its last compaction" in out
+    assert "Nothing else is left to do." not in out  # after the compaction: still in context
+    assert f'"{request}"' in out.split("Last user messages (oldest first):")[1]
