@@ -4,6 +4,7 @@ and never read the store themselves."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from deja.index.core import Progress
 from . import blame
 from . import restore as restore_queries
 from . import sessions as session_queries
+from .fork import ForkCommand, fork_command
 from .scope import Scope, ScopeChoice, current_scope, workspace_scope
 from .search import SearchQuery, SearchResult, search
 
@@ -64,6 +66,24 @@ class History:
             return ScopeChoice(workspace_scope(self.db, os.path.abspath(workspace)))
         return current_scope(self.db, cwd or os.getcwd())
 
+    def scope_for_folders(self, folders: Sequence[str]) -> ScopeChoice:
+        """An editor's workspace folders (URIs or paths): for each, the innermost Continue
+        workspace holding it (or the folder itself) and every workspace inside that; all
+        workspaces, with a note, when no session belongs to any folder."""
+        known = [row[0] for row in self.db.execute("SELECT DISTINCT workspace FROM sessions")]
+        targets = [t for t in (normalize_workspace(f) for f in folders) if t]
+        found: set[str] = set()
+        for target in targets:
+            containing = [w for w in known if workspace_contains(w, target)]
+            base = max(containing, key=len) if containing else target
+            found.update(w for w in known if workspace_contains(base, w))
+        if not found:
+            where = ", ".join(targets) or "no workspace folder"
+            return ScopeChoice(
+                Scope(), [f"no Continue session belongs to {where}; searching all workspaces"]
+            )
+        return ScopeChoice(Scope(tuple(sorted(found)), label=", ".join(targets)))
+
     # Questions ------------------------------------------------------------------------------
 
     def search(self, query: SearchQuery) -> SearchResult:
@@ -79,6 +99,11 @@ class History:
 
     def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def fork_command(self, session_id: str) -> ForkCommand:
+        return fork_command(
+            session_queries.session_summary(self.db, self.resolve_session(session_id))
+        )
 
     def restore(
         self,

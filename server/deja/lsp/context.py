@@ -1,0 +1,124 @@
+"""The sidecar's server object: options, the query connection, open documents' file views.
+
+Threads: requests run on the event loop and query through `history` (one SQLite connection, used
+by the loop alone); the indexer passes on its own thread through its own connection. WAL lets
+the readers see each session as soon as a pass commits it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError, JsonRpcException, PyglsError
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from deja import __version__
+from deja.query import History, Scope, ScopeChoice
+
+from .documents import FileView, FileViews, build_view, read_document
+from .errors import RequestError
+from .options import ServerOptions
+
+if TYPE_CHECKING:
+    from .indexing import Indexer
+
+OPEN_TIMEOUT_S = 60.0
+INDEX_CHANGED = "deja/indexChanged"
+
+
+class DejaServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("deja", __version__)
+        self.options = ServerOptions()
+        self.history: History | None = None
+        self.open_error: str | None = None
+        self.opened = asyncio.Event()
+        self.views = FileViews()
+        self.indexer: Indexer | None = None
+
+    # Messages to the user ---------------------------------------------------------------------
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=f"deja: {message}"))
+
+    def report_server_error(
+        self, error: Exception, source: type[PyglsError] | type[JsonRpcException]
+    ) -> None:
+        """Failures outside a request (a notification's handler, a malformed message) become a
+        log line, not a pop-up; a failed request has already had its JSON-RPC error."""
+        if source is not FeatureRequestError:
+            self.log(f"{source.__name__}: {error}", types.MessageType.Error)
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.window_show_message(types.ShowMessageParams(type=kind, message=f"Deja: {message}"))
+        self.log(message, kind)
+
+    # The index --------------------------------------------------------------------------------
+
+    def queries(self) -> History:
+        """The query connection, for handlers that must not wait (hover, code lens)."""
+        if self.history is None:
+            raise RequestError(self.open_error or "the index is still being opened; try again")
+        return self.history
+
+    async def ready(self) -> History:
+        """The query connection once the index is open (custom requests may wait for that)."""
+        if self.history is None and self.open_error is None:
+            try:
+                await asyncio.wait_for(self.opened.wait(), OPEN_TIMEOUT_S)
+            except TimeoutError:
+                raise RequestError("the index took too long to open") from None
+        return self.queries()
+
+    def index_changed(self, session_ids: list[str]) -> None:
+        """Drop stale file views, tell the client, and have it ask for code lenses again."""
+        self.views.index_changed()
+        self.protocol.notify(INDEX_CHANGED, {"sessions": session_ids})
+        workspace = self.client_capabilities.workspace
+        if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
+            self.workspace_code_lens_refresh(None)
+
+    def views_folder(self) -> Path:
+        return self.queries().home / "views"
+
+    # Workspace --------------------------------------------------------------------------------
+
+    def folders(self) -> list[str]:
+        """The editor's workspace folders (as URIs), or its root when it sent no folders."""
+        folders = [folder.uri for folder in self.workspace.folders.values()]
+        if not folders and self.workspace.root_uri:
+            folders = [self.workspace.root_uri]
+        return folders
+
+    def scope(self, name: str | None = None) -> ScopeChoice:
+        if (name or self.options.scope) == "all":
+            return ScopeChoice(Scope())
+        return self.queries().scope_for_folders(self.folders())
+
+    # Documents --------------------------------------------------------------------------------
+
+    def file_view(self, uri: str) -> FileView | None:
+        """The file's history placed in its current text (the editor's, else the disk's)."""
+        path = to_fs_path(uri)
+        if path is None:
+            return None
+        history = self.queries()
+        document = self.workspace.text_documents.get(unquote(uri))
+        codec = self.workspace.position_codec
+        if document is None:
+            return build_view(history, uri, path, read_document(path), codec)
+        return self.views.get(
+            uri,
+            document.version,
+            lambda: build_view(history, uri, path, document.source, codec),
+        )
+
+    def shutdown(self) -> None:
+        """The transport closed: stop indexing too."""
+        if self.indexer is not None:
+            self.indexer.stop()
+        super().shutdown()  # type: ignore[no-untyped-call]
