@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 IMAGE_MARKER = "[image]"
@@ -41,10 +42,18 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n[… {cut} characters not indexed …]\n{text[-half:]}"
 
 
+# Terminal escapes (colours in captured command output, or a hostile title that clears the
+# screen) and other control characters: never indexed, never printed back.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ESCAPE = re.compile(
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|[\x00-\x08\x0b-\x1f\x7f]"
+)
+
+
 def clean_text(text: str) -> str:
-    """Strings from disk may hold NULs or lone surrogates; neither belongs in the index."""
-    if "\x00" in text:
-        text = text.replace("\x00", "")
+    """Strings from disk may hold escapes, NULs or lone surrogates; none belongs in the index."""
+    if _CONTROL.search(text):
+        text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

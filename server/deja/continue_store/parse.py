@@ -20,7 +20,12 @@ _TITLE_CHARS = 80
 
 
 class SessionError(ValueError):
-    """The document cannot be read as a session at all."""
+    """The document cannot be read as a session at all. `transient` errors (a cut-off document)
+    may be a write in progress and are worth one retry."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 def decode_json(data: bytes) -> Any:
@@ -34,7 +39,7 @@ def decode_json(data: bytes) -> Any:
         except RecursionError:
             raise SessionError("JSON nested too deeply to read") from None
         except ValueError:
-            raise SessionError(f"invalid JSON: {fast_error}") from None
+            raise SessionError(f"invalid JSON: {fast_error}", transient=True) from None
 
 
 def is_placeholder_title(title: object) -> bool:
@@ -233,7 +238,8 @@ def parse_session(
         raw_title = entry.title
     if is_placeholder_title(raw_title):
         # Redact before cutting: a secret cut in half would no longer be recognised.
-        session.title = title_from_message(redact(clean_text(first_user))) or "(untitled)"
+        opening = clean_text(first_user[:2_000])
+        session.title = title_from_message(redact(opening)) or "(untitled)"
     else:
         session.title = redact(clean_text(str(raw_title).strip()))
     return session, warnings

@@ -16,7 +16,7 @@ from .redact import redact
 
 SESSIONS_LIST = "sessions.json"
 # A session file over this size is reported and not read: it bounds the reader's memory.
-MAX_SESSION_BYTES = int(os.environ.get("DEJA_MAX_SESSION_BYTES", str(128 * 1024 * 1024)))
+MAX_SESSION_BYTES = int(os.environ.get("DEJA_MAX_SESSION_BYTES", str(64 * 1024 * 1024)))
 # Continue rewrites files in place without a lock: a half-written file gets one more chance.
 RETRY_DELAY_S = 0.15
 
@@ -136,10 +136,11 @@ def _read_list(path: Path, diagnostics: list[Diagnostic]) -> list[ListEntry]:
         try:
             return _entries(decode_json(data), str(path), diagnostics)
         except SessionError as error:
-            if attempt == 0:
+            if attempt == 0 and error.transient:
                 time.sleep(RETRY_DELAY_S)
                 continue
             diagnostics.append(Diagnostic(str(path), f"{error}; the session files still count"))
+            break
     return []
 
 
@@ -223,6 +224,8 @@ def read_session(ref: SessionRef, *, redact_secrets: bool | None = None) -> Sess
                 redact=redactor,
             )
         except SessionError as error:
+            if not error.transient:
+                return SessionRead(None, [Diagnostic(path, str(error))])
             last_error = str(error)
             if attempt == 0:
                 time.sleep(RETRY_DELAY_S)
