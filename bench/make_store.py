@@ -27,6 +27,26 @@ Shapes follow /work/shared/reference/continue-store.md and continue-source-notes
   to it, no message ids, top-level ``usage``, tool results only in ``toolCallStates[].output``,
   arguments stored three times; some sessions compacted (history starts at a summary item).
 
+Also, at low rates, what real stores show: ``"[object Object]"`` and placeholder titles, an
+empty ``workspaceDirectory``, ISO ``dateCreated`` on old CLI sessions (without
+``messageCount``), session files missing from ``sessions.json`` (0.5%, never holding a
+needle), tool calls left ``generated``/``calling`` by a save mid-turn, non-destructive IDE
+compaction.
+
+``needles.json``::
+
+    {"seed": 1, "target_bytes": N, "sessions_total": N,
+     "match": "case-insensitive substring of the session file",
+     "needles": [{"query": "kestrel_harmonics", "where": "path", "frequency": "unique",
+                  "sessions": ["<uuid>", ...]}, ...],
+     "common":  [{"query": "parse_config", "sessions": [...]}, ...]}
+
+``where`` is the slot the needle was planted in (user, assistant, command, output, stderr,
+path, edit, thinking, summary); ``frequency`` is unique (1 session), few (5) or rate (~2% or
+~10% of sessions). Each ``sessions`` list is exact for that match rule (``sessions.json``
+excluded) and is in creation order. Fixed-count needles whose session the store never
+reached (tiny targets) are left out.
+
 Importable: ``make_store(out, target_bytes, seed=1) -> StoreStats``.
 """
 
@@ -52,20 +72,21 @@ from typing import Any
 Json = Any
 
 
-def _load_dumpers() -> tuple[Callable[[Json], bytes], Callable[[Json], str], Callable[[bytes], Json]]:
-    """(pretty bytes as JSON.stringify(x, undefined, 2), compact str as JSON.stringify(x), loads)."""
+def _load_dumpers() -> tuple[Callable[[Json], bytes], Callable[[Json], str]]:
+    """(pretty: JSON.stringify(x, undefined, 2) as bytes, compact: JSON.stringify(x))."""
     try:
         import orjson
     except ImportError:  # pragma: no cover - orjson is a project dependency
         import json
 
+        # With an indent, json's separators are (",", ": "): the same bytes as orjson and JS.
         def pretty_json(obj: Json) -> bytes:
             return json.dumps(obj, indent=2, ensure_ascii=False).encode()
 
         def compact_json(obj: Json) -> str:
             return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
-        return pretty_json, compact_json, json.loads
+        return pretty_json, compact_json
 
     def pretty_orjson(obj: Json) -> bytes:
         return orjson.dumps(obj, option=orjson.OPT_INDENT_2)
@@ -73,10 +94,10 @@ def _load_dumpers() -> tuple[Callable[[Json], bytes], Callable[[Json], str], Cal
     def compact_orjson(obj: Json) -> str:
         return orjson.dumps(obj).decode()
 
-    return pretty_orjson, compact_orjson, orjson.loads
+    return pretty_orjson, compact_orjson
 
 
-_pretty, _compact, _loads = _load_dumpers()
+_pretty, _compact = _load_dumpers()
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -92,54 +113,76 @@ _IDE_SHARE = 0.55
 # Per-kind session size targets: lognormal (median, sigma), clamped. Long-tailed on purpose.
 _IDE_SIZE = (150_000.0, 1.55, 4_000, 48_000_000)
 _CLI_SIZE = (40_000.0, 1.35, 2_000, 12_000_000)
+# A session ends on the exchange that crosses its target: files come out ~1.35x the target.
+_OVERSHOOT = 1.35
 # Rough mean session size used only to spread dates and needles before sizes are known.
 _MEAN_SESSION_BYTES = 330_000
 
-_VERBS = (
-    "parse", "load", "save", "fetch", "validate", "render", "compute", "build", "resolve",
-    "normalize", "serialize", "handle", "init", "update", "create", "delete", "merge", "flush",
-    "retry", "sync", "index", "search", "encode", "decode", "format", "dispatch", "register",
-    "schedule", "apply", "collect", "emit", "read", "write", "open", "close", "lookup",
-    "refresh", "invalidate", "migrate", "compile", "extract", "filter", "reduce", "split",
-    "hash", "sign", "verify", "authorize", "enqueue", "drain", "throttle", "paginate",
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_VERBS = _words(
+    """
+    parse load save fetch validate render compute build resolve normalize serialize handle init
+    update create delete merge flush retry sync index search encode decode format dispatch
+    register schedule apply collect emit read write open close lookup refresh invalidate migrate
+    compile extract filter reduce split hash sign verify authorize enqueue drain throttle
+    paginate
+    """
 )
-_NOUNS = (
-    "config", "session", "user", "token", "cache", "request", "response", "handler", "index",
-    "query", "record", "payload", "schema", "event", "buffer", "path", "store", "client",
-    "server", "worker", "queue", "job", "manifest", "plugin", "router", "middleware",
-    "migration", "metrics", "logger", "snapshot", "chunk", "batch", "order", "invoice",
-    "account", "profile", "message", "thread", "channel", "stream", "socket", "connection",
-    "pool", "transaction", "ledger", "report", "template", "widget", "layout", "component",
-    "state", "context", "hook", "reducer", "action", "selector", "model", "tensor", "dataset",
-    "pipeline", "feature", "embedding", "vector", "shard", "replica", "lease", "lock", "timer",
-    "deadline", "webhook", "tenant", "permission", "role", "cursor", "offset", "header",
+_NOUNS = _words(
+    """
+    config session user token cache request response handler index query record payload schema
+    event buffer path store client server worker queue job manifest plugin router middleware
+    migration metrics logger snapshot chunk batch order invoice account profile message thread
+    channel stream socket connection pool transaction ledger report template widget layout
+    component state context hook reducer action selector model tensor dataset pipeline feature
+    embedding vector shard replica lease lock timer deadline webhook tenant permission role
+    cursor offset header
+    """
 )
-_CLASS_SUFFIXES = (
-    "Parser", "Manager", "Service", "Store", "Client", "Handler", "Factory", "Builder",
-    "Registry", "Error", "Config", "Repository", "Controller", "Provider", "Adapter", "Cache",
+_CLASS_SUFFIXES = _words(
+    """
+    Parser Manager Service Store Client Handler Factory Builder Registry Error Config Repository
+    Controller Provider Adapter Cache
+    """
 )
-_EXCEPTIONS = ("KeyError", "ValueError", "OSError", "TimeoutError", "RuntimeError", "TypeError")
+_EXCEPTIONS = _words(
+    """
+    KeyError ValueError OSError TimeoutError RuntimeError TypeError
+    """
+)
 _TODOS = (
-    "handle the empty case", "drop this once the v2 API ships", "make the timeout configurable",
-    "this allocates on every call", "race with the background flush", "needs a test",
-    "remove after the migration", "pagination is off by one here",
+    "handle the empty case",
+    "drop this once the v2 API ships",
+    "make the timeout configurable",
+    "this allocates on every call",
+    "race with the background flush",
+    "needs a test",
+    "remove after the migration",
+    "pagination is off by one here",
 )
 # ~20 projects: (name, language). Identifier style and tooling follow the language.
-_PROJECTS = (
-    ("api-gateway", "go"), ("billing-service", "python"), ("web-dashboard", "typescript"),
-    ("ml-pipeline", "python"), ("search-indexer", "rust"), ("job-scheduler", "go"),
-    ("mobile-app", "typescript"), ("data-etl", "python"), ("auth-service", "go"),
-    ("cli-tools", "rust"), ("docs-site", "typescript"), ("chat-bot", "python"),
-    ("payment-worker", "go"), ("analytics-api", "python"), ("k8s-operator", "go"),
-    ("shop-frontend", "typescript"), ("game-engine", "rust"), ("notes-sync", "typescript"),
-    ("infra-scripts", "python"), ("feature-flags", "rust"),
+_PROJECTS: tuple[tuple[str, str], ...] = tuple(
+    (w.split(":")[0], w.split(":")[1])
+    for w in _words(
+        """
+    api-gateway:go billing-service:python web-dashboard:typescript ml-pipeline:python
+    search-indexer:rust job-scheduler:go mobile-app:typescript data-etl:python auth-service:go
+    cli-tools:rust docs-site:typescript chat-bot:python payment-worker:go analytics-api:python
+    k8s-operator:go shop-frontend:typescript game-engine:rust notes-sync:typescript
+    infra-scripts:python feature-flags:rust
+    """
+    )
 )
 # Heavier use of a few projects, as people have a main project or two.
 _PROJECT_WEIGHTS = tuple(1.0 / (1 + i) ** 0.8 for i in range(len(_PROJECTS)))
 _EXT = {"python": "py", "typescript": "ts", "go": "go", "rust": "rs"}
 _COMMENT = {"python": "#", "typescript": "//", "go": "//", "rust": "//"}
 
-_IDE_MODELS = (
+_IDE_MODELS: tuple[tuple[str, str, int, bool, str], ...] = (
     # (chatModelTitle, provider, context chars kept in a prompt, uses thinking, id style)
     ("Claude Sonnet 4.5", "anthropic", 600_000, True, "toolu"),
     ("Claude Opus 4", "anthropic", 600_000, True, "toolu"),
@@ -178,8 +221,14 @@ _NEEDLES: tuple[tuple[str, str, int, float], ...] = (
 # Everyday queries: their hit sets are measured, not planted.
 _TOOL_SLOTS = frozenset({"command", "output", "stderr", "path", "edit"})
 _COMMON_QUERIES = (
-    "parse_config", "parseConfig", "Traceback (most recent call last)", "ECONNREFUSED",
-    "git status", "npm run build", "TypeError", "exit code 1",
+    "parse_config",
+    "parseConfig",
+    "Traceback (most recent call last)",
+    "ECONNREFUSED",
+    "git status",
+    "npm run build",
+    "TypeError",
+    "exit code 1",
 )
 
 # --------------------------------------------------------------------------------------------
@@ -218,7 +267,7 @@ _PY_STMTS = (
     'with open($a, encoding="utf-8") as fh:\n    $x = json.load(fh)',
     'assert $x is not None, "$noun missing"',
     "$x = sorted($a, key=lambda $it: $it.$attr)[:$n]",
-    "if len($a) > $n:\n    logger.warning(\"$noun overflow: %d\", len($a))\n    $a = $a[:$n]",
+    'if len($a) > $n:\n    logger.warning("$noun overflow: %d", len($a))\n    $a = $a[:$n]',
 )
 _TS_STMTS = (
     'if (!$a) {\n  throw new Error("$noun must not be empty");\n}',
@@ -232,7 +281,7 @@ _TS_STMTS = (
     "// TODO: $todo",
     "if ($x === undefined) {\n  return null;\n}",
     "const $x = { $key: $a, $attr: $n };",
-    "const $x = JSON.parse(await fs.readFile($a, \"utf8\"));",
+    'const $x = JSON.parse(await fs.readFile($a, "utf8"));',
     "$x.set($a.$attr, $n);",
     "const $x = useMemo(() => $fn2($a), [$a]);",
 )
@@ -262,7 +311,7 @@ _RS_STMTS = (
     "let $x: Vec<_> = $a.iter().filter(|$it| $it.$attr).collect();",
     "match $fn2(&$a) {\n    Ok(v) => $x.insert(v),\n"
     '    Err(e) => return Err(e).context("$verb $noun"),\n};',
-    "let guard = self.$attr.lock().expect(\"$noun lock poisoned\");",
+    'let guard = self.$attr.lock().expect("$noun lock poisoned");',
 )
 _STMTS = {"python": _PY_STMTS, "typescript": _TS_STMTS, "go": _GO_STMTS, "rust": _RS_STMTS}
 
@@ -299,42 +348,82 @@ def _code_file(rng: random.Random, proj: _Project, module: str, n_funcs: int) ->
     out: list[str] = []
     cls = rng.choice(proj.classes)
     if lang == "python":
-        out += [f'"""{module.replace("_", " ").capitalize()} helpers for {proj.name}."""', "",
-                "from __future__ import annotations", "", "import json", "import logging",
-                f"from {proj.name.replace('-', '_')}.{rng.choice(proj.nouns)} import "
-                f"{rng.choice(proj.classes)}, {rng.choice(proj.idents)}", "",
-                "logger = logging.getLogger(__name__)", "",
-                f"{rng.choice(proj.nouns).upper()}_LIMIT = {rng.randrange(8, 5000)}", ""]
+        out += [
+            f'"""{module.replace("_", " ").capitalize()} helpers for {proj.name}."""',
+            "",
+            "from __future__ import annotations",
+            "",
+            "import json",
+            "import logging",
+            f"from {proj.name.replace('-', '_')}.{rng.choice(proj.nouns)} import "
+            f"{rng.choice(proj.classes)}, {rng.choice(proj.idents)}",
+            "",
+            "logger = logging.getLogger(__name__)",
+            "",
+            f"{rng.choice(proj.nouns).upper()}_LIMIT = {rng.randrange(8, 5000)}",
+            "",
+        ]
     elif lang == "typescript":
-        out += [f'import {{ {rng.choice(proj.classes)}, {rng.choice(proj.idents)} }} from '
-                f'"./{rng.choice(proj.nouns)}";', 'import * as fs from "node:fs/promises";', "",
-                f"export const {rng.choice(proj.nouns).upper()}_LIMIT = "
-                f"{rng.randrange(8, 5000)};", ""]
+        out += [
+            f"import {{ {rng.choice(proj.classes)}, {rng.choice(proj.idents)} }} from "
+            f'"./{rng.choice(proj.nouns)}";',
+            'import * as fs from "node:fs/promises";',
+            "",
+            f"export const {rng.choice(proj.nouns).upper()}_LIMIT = {rng.randrange(8, 5000)};",
+            "",
+        ]
     elif lang == "go":
-        out += [f"package {module}", "", "import (", '\t"context"', '\t"encoding/json"',
-                '\t"errors"', '\t"fmt"', '\t"log"', '\t"net/http"', '\t"time"', ")", "",
-                f"const {_pascal(rng.choice(proj.nouns))}Limit = {rng.randrange(8, 5000)}", ""]
+        out += [
+            f"package {module}",
+            "",
+            "import (",
+            '\t"context"',
+            '\t"encoding/json"',
+            '\t"errors"',
+            '\t"fmt"',
+            '\t"log"',
+            '\t"net/http"',
+            '\t"time"',
+            ")",
+            "",
+            f"const {_pascal(rng.choice(proj.nouns))}Limit = {rng.randrange(8, 5000)}",
+            "",
+        ]
     else:
-        out += ["use anyhow::{anyhow, Context, Result};", "use std::collections::HashMap;", "",
-                f"pub const {rng.choice(proj.nouns).upper()}_LIMIT: usize = "
-                f"{rng.randrange(8, 5000)};", ""]
+        out += [
+            "use anyhow::{anyhow, Context, Result};",
+            "use std::collections::HashMap;",
+            "",
+            f"pub const {rng.choice(proj.nouns).upper()}_LIMIT: usize = {rng.randrange(8, 5000)};",
+            "",
+        ]
     for _ in range(n_funcs):
         noun = rng.choice(proj.nouns)
         values = {
-            "fn": rng.choice(proj.idents), "fn2": rng.choice(proj.idents),
-            "a": rng.choice(proj.nouns), "x": rng.choice(proj.nouns) + rng.choice(("s", "", "_map", "_list")),
-            "it": rng.choice(("item", "entry", "row", "node", "rec")), "key": rng.choice(proj.nouns),
-            "attr": rng.choice(proj.nouns), "n": str(rng.randrange(1, 10_000)),
-            "noun": noun, "verb": rng.choice(_VERBS), "exc": rng.choice(_EXCEPTIONS),
-            "cls": cls.removesuffix("Error"), "todo": rng.choice(_TODOS),
+            "fn": rng.choice(proj.idents),
+            "fn2": rng.choice(proj.idents),
+            "a": rng.choice(proj.nouns),
+            "x": rng.choice(proj.nouns) + rng.choice(("s", "", "_map", "_list")),
+            "it": rng.choice(("item", "entry", "row", "node", "rec")),
+            "key": rng.choice(proj.nouns),
+            "attr": rng.choice(proj.nouns),
+            "n": str(rng.randrange(1, 10_000)),
+            "noun": noun,
+            "verb": rng.choice(_VERBS),
+            "exc": rng.choice(_EXCEPTIONS),
+            "cls": cls.removesuffix("Error"),
+            "todo": rng.choice(_TODOS),
         }
         if lang == "typescript":
             values["x"] = _camel(values["x"].replace("_", ""), "")
         body = [_fill(rng.choice(stmts), values) for _ in range(rng.randrange(2, 9))]
         fn, a, t = values["fn"], values["a"], rng.choice(proj.classes)
+        ret = rng.choice(proj.classes)
         if lang == "python":
-            head = [f"def {fn}({a}: {t}, *, strict: bool = False) -> {rng.choice(proj.classes)} | None:",
-                    f'    """{rng.choice(_VERBS).capitalize()} the {noun} for {a}."""']
+            head = [
+                f"def {fn}({a}: {t}, *, strict: bool = False) -> {ret} | None:",
+                f'    """{rng.choice(_VERBS).capitalize()} the {noun} for {a}."""',
+            ]
             tail = [f"    return {values['x']}", ""]
             ind = "    "
         elif lang == "typescript":
@@ -342,13 +431,17 @@ def _code_file(rng: random.Random, proj: _Project, module: str, n_funcs: int) ->
             tail = [f"  return {values['x']};", "}", ""]
             ind = "  "
         elif lang == "go":
-            head = [f"// {fn} {rng.choice(_VERBS)}s the {noun} for {a}.",
-                    f"func (s *{cls}) {fn}(ctx context.Context, {a} *{t}) (*{rng.choice(proj.classes)}, error) {{"]
+            head = [
+                f"// {fn} {rng.choice(_VERBS)}s the {noun} for {a}.",
+                f"func (s *{cls}) {fn}(ctx context.Context, {a} *{t}) (*{ret}, error) {{",
+            ]
             tail = [f"\treturn {values['x']}, nil", "}", ""]
             ind = "\t"
         else:
-            head = [f"/// {rng.choice(_VERBS).capitalize()} the {noun} for `{a}`.",
-                    f"pub fn {fn}(&self, {a}: &{t}) -> Result<Option<{rng.choice(proj.classes)}>> {{"]
+            head = [
+                f"/// {rng.choice(_VERBS).capitalize()} the {noun} for `{a}`.",
+                f"pub fn {fn}(&self, {a}: &{t}) -> Result<Option<{ret}>> {{",
+            ]
             tail = [f"    Ok(Some({values['x']}))", "}", ""]
             ind = "    "
         out += head
@@ -386,9 +479,14 @@ def _build_project(rng: random.Random, name: str, lang: str) -> _Project:
         # Most files are small, a few are big modules.
         n_funcs = max(2, int(rng.lognormvariate(math.log(9), 0.8)))
         proj.files.append((f"{d}/{fname}", _code_file(rng, proj, module, min(n_funcs, 140))))
-    proj.tests = sorted({f"test_{rng.choice(proj.idents)}" if lang != "go"
-                         else f"Test{_pascal(rng.choice(verbs), rng.choice(nouns))}"
-                         for _ in range(25)})
+    proj.tests = sorted(
+        {
+            f"test_{rng.choice(proj.idents)}"
+            if lang != "go"
+            else f"Test{_pascal(rng.choice(verbs), rng.choice(nouns))}"
+            for _ in range(25)
+        }
+    )
     return proj
 
 
@@ -415,10 +513,10 @@ def _corpus(seed: int) -> _Corpus:
             size = int(math.exp(rng.uniform(math.log(3_000), math.log(75_000))))
             raw = b"\x89PNG\r\n\x1a\n" + rng.randbytes(size)
             images.append("data:image/png;base64," + base64.b64encode(raw).decode())
-        sigs = [base64.b64encode(rng.randbytes(rng.randrange(150, 400))).decode() for _ in range(64)]
-        system = {
-            mode: _system_message(rng, mode) for mode in ("agent", "chat", "plan")
-        }
+        sigs = [
+            base64.b64encode(rng.randbytes(rng.randrange(150, 400))).decode() for _ in range(64)
+        ]
+        system = {mode: _system_message(rng, mode) for mode in ("agent", "chat", "plan")}
         _CORPUS, _CORPUS_SEED = _Corpus(projects, images, sigs, system), seed
     return _CORPUS
 
@@ -435,11 +533,11 @@ def _system_message(rng: random.Random, mode: str) -> str:
     ]
     head = {
         "agent": "You are in agent mode. You can call tools to read and edit files and run "
-                 "terminal commands in the user's workspace.",
+        "terminal commands in the user's workspace.",
         "chat": "You are in chat mode. You cannot edit files: describe changes as code blocks "
-                "the user can apply.",
+        "the user can apply.",
         "plan": "You are in plan mode. You may only use read-only tools. Produce a step-by-step "
-                "plan; do not modify files.",
+        "plan; do not modify files.",
     }[mode]
     body = [head, "", "<important_rules>"] + [f"  {r}" for r in rules] + ["</important_rules>"]
     for _ in range(rng.randrange(6, 14)):
@@ -463,11 +561,18 @@ _ERRORS = (
     "context deadline exceeded while waiting for $noun",
     "401 Unauthorized: token expired",
     "TypeError: $ident is not a function",
-    "sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint \"${noun}s_pkey\"",
+    'sqlalchemy.exc.IntegrityError: duplicate key value violates unique constraint "${noun}s_pkey"',
     "fatal: refusing to merge unrelated histories",
     "RangeError: Maximum call stack size exceeded",
     "ValueError: invalid literal for int() with base 10: '$noun'",
 )
+# Which of _ERRORS each language produces (git's is everyone's).
+_LANG_ERRORS = {
+    "python": (0, 5, 6, 7, 8, 10, 11, 13),
+    "typescript": (1, 2, 8, 9, 11, 12),
+    "go": (2, 3, 7, 8, 11),
+    "rust": (4, 7, 8, 11),
+}
 _USER_PROMPTS = (
     "Why does `$ident` throw `$error`?",
     "Can you add a test for $ident covering the empty $noun case?",
@@ -487,10 +592,17 @@ _USER_PROMPTS = (
     "Split $path into smaller modules, it's getting too big",
 )
 _FOLLOW_UPS = (
-    "continue", "looks good, commit it", "that broke the $noun tests, revert the last change",
-    "now do the same for $ident2", "can you also update the docs?", "run the tests again",
-    "why did you change $ident?", "ok, and what about the error case?", "perfect, thanks",
-    "use $cls instead", "still failing: $error",
+    "continue",
+    "looks good, commit it",
+    "that broke the $noun tests, revert the last change",
+    "now do the same for $ident2",
+    "can you also update the docs?",
+    "run the tests again",
+    "why did you change $ident?",
+    "ok, and what about the error case?",
+    "perfect, thanks",
+    "use $cls instead",
+    "still failing: $error",
 )
 _ASSISTANT_SENTENCES = (
     "I'll start by reading `$path` to see how `$ident` is wired up.",
@@ -508,9 +620,17 @@ _ASSISTANT_SENTENCES = (
     "Next, I'll add a regression test in `$path2`.",
 )
 _TITLES = (
-    "Fix $error_short in $ident", "Refactor $ident", "Add tests for $ident", "Debug $noun timeout",
-    "$Verb $noun $noun2 support", "Investigate failing CI on $branch", "Rename $ident to $ident2",
-    "Speed up $ident", "Explain $cls", "Paginate $noun list endpoint", "$Verb $noun cache",
+    "Fix $error_short in $ident",
+    "Refactor $ident",
+    "Add tests for $ident",
+    "Debug $noun timeout",
+    "$Verb $noun $noun2 support",
+    "Investigate failing CI on $branch",
+    "Rename $ident to $ident2",
+    "Speed up $ident",
+    "Explain $cls",
+    "Paginate $noun list endpoint",
+    "$Verb $noun cache",
 )
 _BRANCHES = ("main", "develop", "feat/$noun-v2", "fix/$noun-timeout", "release/1.4")
 
@@ -539,7 +659,7 @@ class _Filler(dict[str, str]):
         elif base in ("key", "attr", "x"):
             v = rng.choice(proj.nouns)
         elif base == "error":
-            v = _fill(rng.choice(_ERRORS), self)
+            v = _fill(_ERRORS[rng.choice(_LANG_ERRORS[proj.lang])], self)
         elif base == "error_short":
             v = self["error"].split(":")[0][:40]
         elif base == "branch":
@@ -560,7 +680,7 @@ def _snippet(rng: random.Random, proj: _Project, max_lines: int = 30) -> tuple[s
     lines = text.split("\n")
     n = rng.randrange(4, max_lines)
     start = rng.randrange(0, max(1, len(lines) - n))
-    return path, "\n".join(lines[start:start + n])
+    return path, "\n".join(lines[start : start + n])
 
 
 def _assistant_text(rng: random.Random, proj: _Project, long: bool) -> str:
@@ -572,10 +692,14 @@ def _assistant_text(rng: random.Random, proj: _Project, long: bool) -> str:
         parts.append(_say(rng, proj, _ASSISTANT_SENTENCES))
         if rng.random() < 0.5:
             f = _Filler(rng, proj)
-            parts.append("\n".join(
-                _fill(f"- `$path{i}`: {rng.choice(_VERBS)} the $noun{i} before $ident{i} runs", f)
-                for i in range(rng.randrange(2, 5))
-            ))
+            parts.append(
+                "\n".join(
+                    _fill(
+                        f"- `$path{i}`: {rng.choice(_VERBS)} the $noun{i} before $ident{i} runs", f
+                    )
+                    for i in range(rng.randrange(2, 5))
+                )
+            )
     return "\n\n".join(parts)
 
 
@@ -584,27 +708,61 @@ def _assistant_text(rng: random.Random, proj: _Project, long: bool) -> str:
 # --------------------------------------------------------------------------------------------
 
 _LANG_COMMANDS = {
-    "python": ("pytest -x tests/test_$noun.py", "pytest -q", "ruff check src", "mypy src",
-               "python -m $pkg.$noun --dry-run", "uv pip install -e .[dev]"),
-    "typescript": ("npm run build", "npm test -- $noun", "npx tsc --noEmit", "npx eslint src --fix",
-                   "pnpm install", "node dist/index.js --$noun"),
-    "go": ("go test ./...", "go build ./...", "go vet ./...", "go run ./cmd/$proj",
-           "golangci-lint run ./internal/..."),
-    "rust": ("cargo build", "cargo test $noun", "cargo clippy -- -D warnings",
-             "cargo run --release -- --input data/$noun.json"),
+    "python": (
+        "pytest -x tests/test_$noun.py",
+        "pytest -q",
+        "ruff check src",
+        "mypy src",
+        "python -m $pkg.$noun --dry-run",
+        "uv pip install -e .[dev]",
+    ),
+    "typescript": (
+        "npm run build",
+        "npm test -- $noun",
+        "npx tsc --noEmit",
+        "npx eslint src --fix",
+        "pnpm install",
+        "node dist/index.js --$noun",
+    ),
+    "go": (
+        "go test ./...",
+        "go build ./...",
+        "go vet ./...",
+        "go run ./cmd/$proj",
+        "golangci-lint run ./internal/...",
+    ),
+    "rust": (
+        "cargo build",
+        "cargo test $noun",
+        "cargo clippy -- -D warnings",
+        "cargo run --release -- --input data/$noun.json",
+    ),
 }
 _COMMON_COMMANDS = (
-    "git status", "git diff --stat", "git log --oneline -8", "ls -la $dir", "rg -n \"$ident\" $dir",
-    "docker compose up -d db", "curl -s localhost:8080/healthz", "make lint", "cat $path",
-    "kubectl get pods -n $proj", "grep -rn \"TODO\" $dir",
+    "git status",
+    "git diff --stat",
+    "git log --oneline -8",
+    "ls -la $dir",
+    'rg -n "$ident" $dir',
+    "docker compose up -d db",
+    "curl -s localhost:8080/healthz",
+    "make lint",
+    "cat $path",
+    "kubectl get pods -n $proj",
+    'grep -rn "TODO" $dir',
 )
 
 
 def _command(rng: random.Random, proj: _Project) -> str:
     pool = _LANG_COMMANDS[proj.lang] if rng.random() < 0.6 else _COMMON_COMMANDS
-    values = {"noun": rng.choice(proj.nouns), "pkg": proj.name.replace("-", "_"),
-              "proj": proj.name, "dir": rng.choice(proj.dirs), "ident": rng.choice(proj.idents),
-              "path": rng.choice(proj.files)[0]}
+    values = {
+        "noun": rng.choice(proj.nouns),
+        "pkg": proj.name.replace("-", "_"),
+        "proj": proj.name,
+        "dir": rng.choice(proj.dirs),
+        "ident": rng.choice(proj.idents),
+        "path": rng.choice(proj.files)[0],
+    }
     return _fill(rng.choice(pool), values)
 
 
@@ -615,145 +773,259 @@ def _traceback(rng: random.Random, proj: _Project, root: str) -> str:
         for _ in range(rng.randrange(2, 6)):
             path, code = _snippet(rng, proj, 6)
             line = code.strip().split("\n")[0].strip() or "pass"
-            frames.append(f'  File "{root}/{path}", line {rng.randrange(5, 400)}, in '
-                          f"{rng.choice(proj.idents)}\n    {line}")
-        return "Traceback (most recent call last):\n" + "\n".join(frames) + "\n" + \
-            _fill(rng.choice(_ERRORS[:1] + _ERRORS[5:7] + _ERRORS[13:]), f)
+            frames.append(
+                f'  File "{root}/{path}", line {rng.randrange(5, 400)}, in '
+                f"{rng.choice(proj.idents)}\n    {line}"
+            )
+        return (
+            "Traceback (most recent call last):\n"
+            + "\n".join(frames)
+            + "\n"
+            + _fill(rng.choice(_ERRORS[:1] + _ERRORS[5:7] + _ERRORS[13:]), f)
+        )
     if proj.lang == "typescript":
-        frames = [f"    at {rng.choice(proj.idents)} ({root}/{rng.choice(proj.files)[0]}:"
-                  f"{rng.randrange(5, 400)}:{rng.randrange(3, 40)})" for _ in range(rng.randrange(2, 7))]
-        frames.append("    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)")
-        return _fill(rng.choice(_ERRORS[1:2] + _ERRORS[9:10] + _ERRORS[12:13]), f) + "\n" + "\n".join(frames)
+        frames = [
+            f"    at {rng.choice(proj.idents)} ({root}/{rng.choice(proj.files)[0]}:"
+            f"{rng.randrange(5, 400)}:{rng.randrange(3, 40)})"
+            for _ in range(rng.randrange(2, 7))
+        ]
+        frames.append(
+            "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"
+        )
+        return (
+            _fill(rng.choice(_ERRORS[1:2] + _ERRORS[9:10] + _ERRORS[12:13]), f)
+            + "\n"
+            + "\n".join(frames)
+        )
     if proj.lang == "go":
         frames = []
         for _ in range(rng.randrange(2, 6)):
-            frames.append(f"github.com/dev/{proj.name}/{rng.choice(proj.dirs)}."
-                          f"{rng.choice(proj.idents)}(0xc000{rng.randrange(0x1000, 0xffff):x})\n"
-                          f"\t{root}/{rng.choice(proj.files)[0]}:{rng.randrange(5, 400)} +0x{rng.randrange(16, 999):x}")
-        return ("panic: runtime error: invalid memory address or nil pointer dereference\n"
-                "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c]\n\n"
-                "goroutine 1 [running]:\n" + "\n".join(frames))
+            frames.append(
+                f"github.com/dev/{proj.name}/{rng.choice(proj.dirs)}."
+                f"{rng.choice(proj.idents)}(0xc000{rng.randrange(0x1000, 0xFFFF):x})\n"
+                f"\t{root}/{rng.choice(proj.files)[0]}:{rng.randrange(5, 400)}"
+                f" +0x{rng.randrange(16, 999):x}"
+            )
+        return (
+            "panic: runtime error: invalid memory address or nil pointer dereference\n"
+            "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c]\n\n"
+            "goroutine 1 [running]:\n" + "\n".join(frames)
+        )
     path = rng.choice(proj.files)[0]
     ln = rng.randrange(5, 400)
     x = rng.choice(proj.nouns)
-    return (f"error[E0382]: borrow of moved value: `{x}`\n  --> {path}:{ln}:13\n   |\n"
-            f"{ln - 1:>3} |     let {x} = {rng.choice(proj.idents)}(&self.{x})?;\n"
-            f"   |         - move occurs because `{x}` has type `Vec<{rng.choice(proj.classes)}>`\n"
-            f"{ln:>3} |     {rng.choice(proj.idents)}({x});\n   |     ^^^ value borrowed here after move\n\n"
-            "error: could not compile due to 1 previous error")
+    return (
+        f"error[E0382]: borrow of moved value: `{x}`\n  --> {path}:{ln}:13\n   |\n"
+        f"{ln - 1:>3} |     let {x} = {rng.choice(proj.idents)}(&self.{x})?;\n"
+        f"   |         - move occurs because `{x}` has type `Vec<{rng.choice(proj.classes)}>`\n"
+        f"{ln:>3} |     {rng.choice(proj.idents)}({x});\n"
+        "   |     ^^^ value borrowed here after move\n\n"
+        "error: could not compile due to 1 previous error"
+    )
 
 
-def _run(rng: random.Random, proj: _Project, cmd: str, root: str, fail: bool) -> tuple[str, str, int]:
+_RULE = "=" * 30
+
+
+def _test_output(rng: random.Random, proj: _Project, root: str, fail: bool) -> tuple[str, str, int]:
+    """What a test runner prints, per language, passing or with one failure."""
+    tests = rng.sample(proj.tests, min(len(proj.tests), rng.randrange(3, 14)))
+    n = rng.randrange(8, 400)
+    secs = f"{rng.uniform(0.5, 30):.2f}s"
+    if proj.lang == "python":
+        head = (
+            f"{_RULE} test session starts {_RULE}\n"
+            f"platform linux -- Python 3.11.7, pytest-8.3.2, pluggy-1.5.0\nrootdir: {root}\n"
+            f"configfile: pyproject.toml\ncollected {n} items\n\n"
+        )
+        body = "\n".join(
+            f"tests/test_{rng.choice(proj.nouns)}.py {'.' * rng.randrange(1, 30)}"
+            f"{'F' if fail and i == 0 else ''} [{min(99, 7 * (i + 1)):>3}%]"
+            for i in range(len(tests))
+        )
+        if not fail:
+            return f"{head}{body}\n\n{_RULE} {n} passed in {secs} {_RULE}", "", 0
+        t = tests[0]
+        body += (
+            f"\n\n{_RULE} FAILURES {_RULE}\n"
+            f"{'_' * 20} {t} {'_' * 20}\n\n{_traceback(rng, proj, root)}\n"
+            f"{_RULE} short test summary info {_RULE}\n"
+            f"FAILED tests/test_{rng.choice(proj.nouns)}.py::{t} - AssertionError\n"
+            f"{_RULE} 1 failed, {n - 1} passed in {secs} {_RULE}"
+        )
+        return head + body, "", 1
+    if proj.lang == "go":
+        pk = [f"github.com/dev/{proj.name}/{d}" for d in proj.dirs]
+        lines = [f"ok  \t{p}\t{rng.uniform(0.01, 3):.3f}s" for p in pk]
+        if not fail:
+            return "\n".join(lines), "", 0
+        where = f"{rng.choice(proj.nouns)}_test.go:{rng.randrange(10, 300)}"
+        got = f"got {rng.randrange(9)}, want {rng.randrange(9)}"
+        lines.insert(0, f"--- FAIL: {tests[0]} (0.00s)\n    {where}: {got}\nFAIL")
+        lines.append(f"FAIL\t{pk[0]}\t0.015s\nFAIL")
+        return "\n".join(lines), "", 1
+    if proj.lang == "rust":
+        lines = [f"running {len(tests)} tests"]
+        for i, t in enumerate(tests):
+            verdict = "FAILED" if fail and i == 0 else "ok"
+            lines.append(f"test {rng.choice(proj.nouns)}::tests::{t} ... {verdict}")
+        if not fail:
+            lines.append(
+                f"\ntest result: ok. {len(tests)} passed; 0 failed; 0 ignored; 0 measured; "
+                f"0 filtered out; finished in {rng.uniform(0.01, 3):.2f}s"
+            )
+            return "\n".join(lines), "", 0
+        at = f"src/{rng.choice(proj.nouns)}.rs:{rng.randrange(10, 300)}:9"
+        lines += [
+            "",
+            "failures:",
+            "",
+            f"---- {tests[0]} stdout ----",
+            f"thread '{tests[0]}' panicked at {at}:",
+            "assertion `left == right` failed\n  left: 3\n right: 4",
+            "",
+            f"test result: FAILED. {len(tests) - 1} passed; 1 failed; 0 ignored",
+        ]
+        return "\n".join(lines), "error: test failed, to rerun pass `--lib`", 101
+    lines = [
+        f"PASS src/{rng.choice(proj.nouns)}.test.ts\n"
+        f"  ✓ {t.replace('_', ' ')} ({rng.randrange(1, 90)} ms)"
+        for t in tests
+    ]
+    if not fail:
+        return "\n".join(lines) + f"\n\nTests: {len(tests)} passed, {len(tests)} total", "", 0
+    lines.append(
+        f"FAIL src/{rng.choice(proj.nouns)}.test.ts\n  ● {tests[0]}\n\n"
+        "    expect(received).toEqual(expected)\n\n"
+        f"{_traceback(rng, proj, root)}\n\nTests: 1 failed, {len(tests) - 1} passed"
+    )
+    return "\n".join(lines), "", 1
+
+
+_BUILDS = (
+    "npm run build", "npx tsc", "cargo build", "go build", "go vet", "cargo clippy", "mypy",
+    "ruff", "golangci", "npx eslint", "make lint",
+)  # fmt: skip
+_BUILD_OK = (
+    "",
+    "Finished `dev` profile [unoptimized + debuginfo] target(s) in 4.21s",
+    "Success: no issues found in 42 source files",
+    "All checks passed!",
+)
+
+
+def _build_output(rng: random.Random, proj: _Project, fail: bool) -> tuple[str, str, int]:
+    """A compiler or linter run: quiet on success, a list of diagnostics on failure."""
+    if not fail:
+        return rng.choice(_BUILD_OK), "", 0
+    errs = []
+    for _ in range(rng.randrange(1, 8)):
+        path = rng.choice(proj.files)[0]
+        ln, col = rng.randrange(3, 500), rng.randrange(1, 40)
+        attr, cls = rng.choice(proj.nouns), rng.choice(proj.classes)
+        if proj.lang == "python":
+            errs.append(f'{path}:{ln}:{col}: error: "{cls}" has no attribute "{attr}"')
+        elif proj.lang == "typescript":
+            errs.append(
+                f"{path}({ln},{col}): error TS2339: "
+                f"Property '{attr}' does not exist on type '{cls}'."
+            )
+        elif proj.lang == "go":
+            errs.append(f"{path}:{ln}:{col}: undefined: {rng.choice(proj.idents)}")
+        else:
+            errs.append(
+                f"error[E0425]: cannot find value `{attr}` in this scope\n  --> {path}:{ln}:{col}"
+            )
+    return "", "\n".join(errs) + f"\nFound {len(errs)} errors.", rng.choice((1, 2))
+
+
+def _git_output(rng: random.Random, proj: _Project, cmd: str) -> str:
+    if cmd.startswith("git status"):
+        branch = rng.choice(("main", "develop", "feat/" + rng.choice(proj.nouns)))
+        changed = "\n".join(
+            f"\tmodified:   {rng.choice(proj.files)[0]}" for _ in range(rng.randrange(1, 6))
+        )
+        return (
+            f"On branch {branch}\nChanges not staged for commit:\n"
+            '  (use "git add <file>..." to update what will be committed)\n'
+            f'{changed}\n\nno changes added to commit (use "git add" and/or "git commit -a")'
+        )
+    if cmd.startswith("git diff"):
+        rows = []
+        for _ in range(rng.randrange(1, 8)):
+            bar = "+" * rng.randrange(1, 20) + "-" * rng.randrange(0, 9)
+            rows.append(f" {rng.choice(proj.files)[0]:<40} | {rng.randrange(1, 80):>3} {bar}")
+        ins, dels = rng.randrange(5, 300), rng.randrange(0, 90)
+        rows.append(f" {len(rows)} files changed, {ins} insertions(+), {dels} deletions(-)")
+        return "\n".join(rows)
+    return "\n".join(f"{rng.getrandbits(28):07x} {_say(rng, proj, _TITLES)}" for _ in range(8))
+
+
+def _files_output(rng: random.Random, proj: _Project, cmd: str, fail: bool) -> tuple[str, int]:
+    if cmd.startswith("cat"):
+        return rng.choice(proj.files)[1], 0
+    if cmd.startswith("ls"):
+        rows = []
+        for p, _ in rng.sample(proj.files, min(12, len(proj.files))):
+            size, day = rng.randrange(100, 90000), rng.randrange(1, 29)
+            stamp = f"Mar {day:>2} 10:{rng.randrange(10, 59)}"
+            rows.append(f"-rw-r--r-- 1 dev dev {size:>6} {stamp} {p.rsplit('/', 1)[-1]}")
+        return "\n".join(rows), 0
+    hits = []
+    for _ in range(rng.randrange(0 if fail else 1, 12)):
+        path, code = _snippet(rng, proj, 5)
+        hits.append(f"{path}:{rng.randrange(1, 400)}:{code.split(chr(10))[0]}")
+    return "\n".join(hits), (0 if hits else 1)  # grep's 1 = nothing found
+
+
+def _misc_output(rng: random.Random, proj: _Project) -> str:
+    kind = rng.randrange(5)
+    if kind == 0:
+        return f'{{"status":"ok","service":"{proj.name}","uptime_s":{rng.randrange(10, 99999)}}}'
+    if kind == 1:
+        return (
+            f"[+] Running 2/2\n ✔ Container {proj.name}-db-1  Started\n"
+            f" ✔ Container {proj.name}-api-1  Started"
+        )
+    if kind == 2:
+        return (
+            "NAME                          READY   STATUS    RESTARTS   AGE\n"
+            f"{proj.name}-7d9f8b6c5-x2k4q   1/1     Running   0          3d"
+        )
+    if kind == 3:
+        version = f"{rng.randrange(1, 9)}.{rng.randrange(0, 30)}.0"
+        return f"Successfully installed {rng.choice(proj.nouns)}-{version}"
+    return "done"
+
+
+def _run(
+    rng: random.Random, proj: _Project, cmd: str, root: str, fail: bool
+) -> tuple[str, str, int]:
     """(stdout, stderr, exit code) for a command, shaped by what the command is."""
     if fail and rng.random() < 0.08:
         return "", f"bash: {cmd.split()[0]}: command not found", 127
     if cmd.startswith(("pytest", "cargo test", "go test", "npm test")):
-        tests = rng.sample(proj.tests, min(len(proj.tests), rng.randrange(3, 14)))
-        n = rng.randrange(8, 400)
-        if proj.lang == "python":
-            head = ("============================= test session starts ==============================\n"
-                    f"platform linux -- Python 3.11.7, pytest-8.3.2, pluggy-1.5.0\nrootdir: {root}\n"
-                    f"configfile: pyproject.toml\ncollected {n} items\n\n")
-            body = "\n".join(f"tests/test_{rng.choice(proj.nouns)}.py {'.' * rng.randrange(1, 30)}"
-                             f"{'F' if fail and i == 0 else ''} [{min(99, 7 * (i + 1)):>3}%]"
-                             for i in range(len(tests)))
-            if fail:
-                t = tests[0]
-                body += (f"\n\n=================================== FAILURES ===================================\n"
-                         f"_{'_' * 20} {t} {'_' * 20}\n\n{_traceback(rng, proj, root)}\n"
-                         "=========================== short test summary info ============================\n"
-                         f"FAILED tests/test_{rng.choice(proj.nouns)}.py::{t} - AssertionError\n"
-                         f"========================= 1 failed, {n - 1} passed in {rng.uniform(0.5, 30):.2f}s ==========================")
-                return head + body, "", 1
-            return head + body + f"\n\n============================== {n} passed in {rng.uniform(0.5, 30):.2f}s ===============================", "", 0
-        if proj.lang == "go":
-            pk = [f"github.com/dev/{proj.name}/{d}" for d in proj.dirs]
-            lines = [f"ok  \t{p}\t{rng.uniform(0.01, 3):.3f}s" for p in pk]
-            if fail:
-                t = tests[0]
-                lines.insert(0, f"--- FAIL: {t} (0.00s)\n    {rng.choice(proj.nouns)}_test.go:"
-                             f"{rng.randrange(10, 300)}: got {rng.randrange(9)}, want {rng.randrange(9)}\nFAIL")
-                lines.append(f"FAIL\t{pk[0]}\t0.015s\nFAIL")
-                return "\n".join(lines), "", 1
-            return "\n".join(lines), "", 0
-        if proj.lang == "rust":
-            lines = [f"running {len(tests)} tests"] + [
-                f"test {rng.choice(proj.nouns)}::tests::{t} ... {'FAILED' if fail and i == 0 else 'ok'}"
-                for i, t in enumerate(tests)]
-            if fail:
-                lines += ["", "failures:", "", f"---- {tests[0]} stdout ----",
-                          f"thread '{tests[0]}' panicked at src/{rng.choice(proj.nouns)}.rs:"
-                          f"{rng.randrange(10, 300)}:9:\nassertion `left == right` failed\n  left: 3\n right: 4",
-                          "", f"test result: FAILED. {len(tests) - 1} passed; 1 failed; 0 ignored"]
-                return "\n".join(lines), "error: test failed, to rerun pass `--lib`", 101
-            lines.append(f"\ntest result: ok. {len(tests)} passed; 0 failed; 0 ignored; 0 measured; "
-                         f"0 filtered out; finished in {rng.uniform(0.01, 3):.2f}s")
-            return "\n".join(lines), "", 0
-        lines = [f"PASS src/{rng.choice(proj.nouns)}.test.ts\n  ✓ {t.replace('_', ' ')} ({rng.randrange(1, 90)} ms)"
-                 for t in tests]
-        if fail:
-            lines.append(f"FAIL src/{rng.choice(proj.nouns)}.test.ts\n  ● {tests[0]}\n\n"
-                         "    expect(received).toEqual(expected)\n\n"
-                         f"{_traceback(rng, proj, root)}\n\nTests: 1 failed, {len(tests) - 1} passed")
-            return "\n".join(lines), "", 1
-        return "\n".join(lines) + f"\n\nTests: {len(tests)} passed, {len(tests)} total", "", 0
-    if cmd.startswith(("npm run build", "npx tsc", "cargo build", "go build", "go vet", "cargo clippy",
-                       "mypy", "ruff", "golangci", "npx eslint", "make lint")):
-        if not fail:
-            return rng.choice(("", "Finished `dev` profile [unoptimized + debuginfo] target(s) in 4.21s",
-                               "Success: no issues found in 42 source files", "All checks passed!",
-                               f"> {proj.name}@1.4.0 build\n> tsc -p tsconfig.json")), "", 0
-        errs = []
-        for _ in range(rng.randrange(1, 8)):
-            path = rng.choice(proj.files)[0]
-            ln, col = rng.randrange(3, 500), rng.randrange(1, 40)
-            attr, cls = rng.choice(proj.nouns), rng.choice(proj.classes)
-            errs.append({
-                "python": f"{path}:{ln}:{col}: error: \"{cls}\" has no attribute \"{attr}\"  [attr-defined]",
-                "typescript": f"{path}({ln},{col}): error TS2339: Property '{attr}' does not exist on type '{cls}'.",
-                "go": f"{path}:{ln}:{col}: undefined: {rng.choice(proj.idents)}",
-                "rust": f"error[E0425]: cannot find value `{attr}` in this scope\n  --> {path}:{ln}:{col}",
-            }[proj.lang])
-        return "", "\n".join(errs) + f"\nFound {len(errs)} errors.", rng.choice((1, 2))
-    if cmd.startswith("git status"):
-        changed = "\n".join(f"\tmodified:   {rng.choice(proj.files)[0]}" for _ in range(rng.randrange(1, 6)))
-        return (f"On branch {rng.choice(('main', 'develop', 'feat/' + rng.choice(proj.nouns)))}\n"
-                "Changes not staged for commit:\n  (use \"git add <file>...\" to update what will be committed)\n"
-                f"{changed}\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")"), "", 0
-    if cmd.startswith("git diff"):
-        rows = [f" {rng.choice(proj.files)[0]:<40} | {rng.randrange(1, 80):>3} {'+' * rng.randrange(1, 20)}{'-' * rng.randrange(0, 9)}"
-                for _ in range(rng.randrange(1, 8))]
-        return "\n".join(rows) + f"\n {len(rows)} files changed, {rng.randrange(5, 300)} insertions(+), {rng.randrange(0, 90)} deletions(-)", "", 0
-    if cmd.startswith("git log"):
-        return "\n".join(f"{rng.getrandbits(28):07x} {_say(rng, proj, _TITLES)}" for _ in range(8)), "", 0
+        return _test_output(rng, proj, root, fail)
+    if cmd.startswith(_BUILDS):
+        return _build_output(rng, proj, fail)
+    if cmd.startswith("git "):
+        return _git_output(rng, proj, cmd), "", 0
     if cmd.startswith(("ls", "cat", "rg", "grep")):
-        if cmd.startswith("cat"):
-            return rng.choice(proj.files)[1], "", 0
-        if cmd.startswith("ls"):
-            return "\n".join(f"-rw-r--r-- 1 dev dev {rng.randrange(100, 90000):>6} Mar {rng.randrange(1, 29):>2} 10:{rng.randrange(10, 59)} {p.rsplit('/', 1)[-1]}"
-                             for p, _ in rng.sample(proj.files, min(12, len(proj.files)))), "", 0
-        hits = []
-        for _ in range(rng.randrange(0 if fail else 1, 12)):
-            path, code = _snippet(rng, proj, 5)
-            hits.append(f"{path}:{rng.randrange(1, 400)}:{code.split(chr(10))[0]}")
-        return "\n".join(hits), "", (0 if hits else 1)
+        out, code = _files_output(rng, proj, cmd, fail)
+        return out, "", code
     if fail:
         tb = _traceback(rng, proj, root)
         return rng.choice(("", f"starting {proj.name}...\n")), tb, rng.choice((1, 1, 1, 2, 137))
-    return rng.choice((
-        f'{{"status":"ok","service":"{proj.name}","uptime_s":{rng.randrange(10, 99999)}}}',
-        f"[+] Running 2/2\n ✔ Container {proj.name}-db-1  Started\n ✔ Container {proj.name}-api-1  Started",
-        f"NAME                          READY   STATUS    RESTARTS   AGE\n{proj.name}-7d9f8b6c5-x2k4q   1/1     Running   0          3d",
-        f"Successfully installed {rng.choice(proj.nouns)}-{rng.randrange(1, 9)}.{rng.randrange(0, 30)}.0",
-        "done",
-    )), "", 0
+    return _misc_output(rng, proj), "", 0
 
 
 def _diff(path: str, old: str, new: str, start: int) -> str:
     old_lines, new_lines = old.split("\n"), new.split("\n")
     body = [f"-{ln}" for ln in old_lines] + [f"+{ln}" for ln in new_lines]
-    return (f"--- a/{path}\n+++ b/{path}\n@@ -{start},{len(old_lines)} +{start},{len(new_lines)} @@\n"
-            + "\n".join(body))
+    return (
+        f"--- a/{path}\n+++ b/{path}\n@@ -{start},{len(old_lines)} +{start},{len(new_lines)} @@\n"
+        + "\n".join(body)
+    )
 
 
 def _edit_pair(rng: random.Random, proj: _Project, needle: str | None) -> tuple[str, str, str]:
@@ -763,11 +1035,15 @@ def _edit_pair(rng: random.Random, proj: _Project, needle: str | None) -> tuple[
     kind = rng.random()
     if kind < 0.4:
         a, b = rng.choice(proj.idents), rng.choice(proj.idents)
-        new = old.replace(a, b) if a in old else old + f"\n{_COMMENT[proj.lang]} {rng.choice(_TODOS)}"
+        new = (
+            old.replace(a, b) if a in old else old + f"\n{_COMMENT[proj.lang]} {rng.choice(_TODOS)}"
+        )
     elif kind < 0.8:
         i = rng.randrange(len(lines))
         indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-        ins = f"{indent}{_COMMENT[proj.lang]} {rng.choice(_VERBS)} the {rng.choice(proj.nouns)} first"
+        ins = (
+            f"{indent}{_COMMENT[proj.lang]} {rng.choice(_VERBS)} the {rng.choice(proj.nouns)} first"
+        )
         new = "\n".join([*lines[:i], ins, *lines[i:]])
     else:
         new = "\n".join(lines[: max(1, len(lines) // 2)])
@@ -826,11 +1102,19 @@ class _Builder:
         rng = self.rng
         self.windows = plan.ide and rng.random() < 0.06
         if plan.ide:
-            self.root = (f"c:\\Users\\dev\\source\\repos\\{self.proj.name}" if self.windows
-                         else f"/home/dev/{self.proj.name}")
+            self.root = (
+                f"c:\\Users\\dev\\source\\repos\\{self.proj.name}"
+                if self.windows
+                else f"/home/dev/{self.proj.name}"
+            )
         else:
-            self.root = rng.choice((f"/home/dev/{self.proj.name}", f"/home/dev/{self.proj.name}",
-                                    f"/Users/dev/code/{self.proj.name}"))
+            self.root = rng.choice(
+                (
+                    f"/home/dev/{self.proj.name}",
+                    f"/home/dev/{self.proj.name}",
+                    f"/Users/dev/code/{self.proj.name}",
+                )
+            )
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -848,11 +1132,11 @@ class _Builder:
             return "file:///c%3A/Users/dev/source/repos/" + self.proj.name + "/" + rel
         return "file://" + self.root + "/" + rel
 
-    def take(self, where: str) -> str | None:
-        """The next needle due for this slot kind, if its moment has come."""
+    def take(self, where: str, now: bool = False) -> str | None:
+        """The next needle for this slot kind if its moment has come (`now`: whatever the time)."""
         if not self.pending:
             return None
-        progress = self.est / max(1, self.plan.target)
+        progress = 2.0 if now else self.est / max(1, self.plan.target)
         for i, (n, when) in enumerate(self.pending):
             if _NEEDLES[n][1] == where and when <= progress:
                 del self.pending[i]
@@ -924,11 +1208,18 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         nonlocal prompt_logs_total
         prompt = "<system>\n" + system + "\n\n" + "".join(chunks)
         prompt_logs_total += len(prompt)
-        log: dict[str, Json] = {"modelTitle": title_model, "modelProvider": provider,
-                                "prompt": prompt, "completion": completion}
+        log: dict[str, Json] = {
+            "modelTitle": title_model,
+            "modelProvider": provider,
+            "prompt": prompt,
+            "completion": completion,
+        }
         if rng.random() < 0.3:
-            log["completionOptions"] = {"model": title_model.lower().replace(" ", "-"),
-                                        "maxTokens": 4096, "reasoning": thinks}
+            log["completionOptions"] = {
+                "model": title_model.lower().replace(" ", "-"),
+                "maxTokens": 4096,
+                "reasoning": thinks,
+            }
         b.est += len(prompt) + len(completion)
         return [log]
 
@@ -950,21 +1241,48 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         rendered_ctx = ""
         if rng.random() < (0.55 if first else 0.2):
             for path, content in rng.sample(proj.files, rng.randrange(1, 4)):
-                ctx.append({"content": f"```{path}\n{content}\n```", "name": path.rsplit("/", 1)[-1],
-                            "description": path, "id": {"providerTitle": "file", "itemId": b.uid()},
-                            "uri": {"type": "file", "value": b.uri(path)}})
+                ctx.append(
+                    {
+                        "content": f"```{path}\n{content}\n```",
+                        "name": path.rsplit("/", 1)[-1],
+                        "description": path,
+                        "id": {"providerTitle": "file", "itemId": b.uid()},
+                        "uri": {"type": "file", "value": b.uri(path)},
+                    }
+                )
                 rendered_ctx += f"```{path}\n{content}\n```\n"
                 size += len(content)
         mention_nodes: list[Json] = [
-            {"type": "mention", "attrs": {"id": c["description"], "label": c["name"],
-                                          "renderInlineAs": None, "query": c["description"],
-                                          "itemType": "file"}} for c in ctx]
-        editor = {"type": "doc", "content": [
-            {"type": "paragraph",
-             "content": [*(mention_nodes if i == 0 else []), {"type": "text", "text": para}]}
-            for i, para in enumerate(text.split("\n\n"))]}
-        b.add({"message": {"role": "user", "content": parts, "id": b.uid()}, "contextItems": ctx,
-               "editorState": editor}, size)
+            {
+                "type": "mention",
+                "attrs": {
+                    "id": c["description"],
+                    "label": c["name"],
+                    "renderInlineAs": None,
+                    "query": c["description"],
+                    "itemType": "file",
+                },
+            }
+            for c in ctx
+        ]
+        editor = {
+            "type": "doc",
+            "content": [
+                {
+                    "type": "paragraph",
+                    "content": [*(mention_nodes if i == 0 else []), {"type": "text", "text": para}],
+                }
+                for i, para in enumerate(text.split("\n\n"))
+            ],
+        }
+        b.add(
+            {
+                "message": {"role": "user", "content": parts, "id": b.uid()},
+                "contextItems": ctx,
+                "editorState": editor,
+            },
+            size,
+        )
         push(f"<user>\n{rendered_ctx}{text}\n\n")
         # ---- tool rounds
         rounds = 0 if mode == "chat" else min(12, int(rng.expovariate(1 / 2.2)))
@@ -974,29 +1292,59 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             if thinks and (rng.random() < 0.2 or "thinking" in b.due()):
                 _ide_thinking(b, push, b.take("thinking"))
             n_calls = 1 if rng.random() < 0.8 else rng.randrange(2, 4)
-            calls, states, tool_items = [], [], []
+            calls: list[dict[str, Json]] = []
+            states: list[dict[str, Json]] = []
+            tool_items: list[tuple[dict[str, Json], int]] = []
             text_before = _say(rng, proj, _ASSISTANT_SENTENCES) if rng.random() < 0.6 else ""
             rendered_calls = []
             stop = False
             for _ in range(n_calls):
-                name, args, output, status, tool_text, size = _ide_tool(b, mode, has_mcp, r == rounds - 1)
+                name, args, output, status, tool_text, size = _ide_tool(
+                    b, mode, has_mcp, r == rounds - 1
+                )
                 cid = b.call_id(id_style)
                 arg_s = _compact(args)
-                call = {"id": cid, "type": "function", "function": {"name": name, "arguments": arg_s}}
+                call: dict[str, Json] = {
+                    "id": cid,
+                    "type": "function",
+                    "function": {"name": name, "arguments": arg_s},
+                }
                 calls.append(call)
-                state: dict[str, Json] = {"toolCallId": cid, "toolCall": call, "status": status,
-                                          "parsedArgs": args}
+                state: dict[str, Json] = {
+                    "toolCallId": cid,
+                    "toolCall": call,
+                    "status": status,
+                    "parsedArgs": args,
+                }
                 if output is not None:
                     state["output"] = output
                 states.append(state)
-                tool_items.append(({"message": {"role": "tool", "content": tool_text, "toolCallId": cid,
-                                                "id": b.uid()}, "contextItems": []}, len(tool_text)))
+                tool_items.append(
+                    (
+                        {
+                            "message": {
+                                "role": "tool",
+                                "content": tool_text,
+                                "toolCallId": cid,
+                                "id": b.uid(),
+                            },
+                            "contextItems": [],
+                        },
+                        len(tool_text),
+                    )
+                )
                 rendered_calls.append(f"{name}({arg_s})")
                 b.est += size + len(arg_s) * 2
                 stop = stop or status == "canceled"
             item: dict[str, Json] = {
-                "message": {"role": "assistant", "content": text_before, "id": b.uid(), "toolCalls": calls},
-                "contextItems": [], "toolCallStates": states,
+                "message": {
+                    "role": "assistant",
+                    "content": text_before,
+                    "id": b.uid(),
+                    "toolCalls": calls,
+                },
+                "contextItems": [],
+                "toolCallStates": states,
             }
             item["promptLogs"] = prompt_log(text_before)
             b.add(item, len(text_before))
@@ -1013,31 +1361,45 @@ def _ide_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         needle = b.take("assistant")
         if needle:
             reply += f"\n\nNote: `{needle}` is involved here as well."
-        final: dict[str, Json] = {"message": {"role": "assistant", "content": reply, "id": b.uid()},
-                                  "contextItems": []}
+        final: dict[str, Json] = {
+            "message": {"role": "assistant", "content": reply, "id": b.uid()},
+            "contextItems": [],
+        }
         if provider == "ollama" and rng.random() < 0.4:
             start = plan.created_ms + len(b.history) * 1000
-            final["reasoning"] = {"active": False, "text": _assistant_text(rng, proj, long=False),
-                                  "startAt": start, "endAt": start + rng.randrange(800, 20000)}
+            final["reasoning"] = {
+                "active": False,
+                "text": _assistant_text(rng, proj, long=False),
+                "startAt": start,
+                "endAt": start + rng.randrange(800, 20000),
+            }
         final["promptLogs"] = prompt_log(reply)
         if rng.random() < 0.1:
-            final["appliedRules"] = [{"name": "Default " + mode + " system message",
-                                      "source": "default-" + mode}]
+            final["appliedRules"] = [
+                {"name": "Default " + mode + " system message", "source": "default-" + mode}
+            ]
         b.add(final, len(reply))
         push(f"<assistant>\n{reply}\n\n")
         exchange += 1
         # Non-destructive IDE compaction in long sessions: the prompt restarts from a summary.
         if prompt_logs_total > 3_000_000 and rng.random() < 0.03:
-            summary = "Summary of the conversation so far:\n" + _assistant_text(rng, proj, long=True)
+            summary = "Summary of the conversation so far:\n" + _assistant_text(
+                rng, proj, long=True
+            )
             final["conversationSummary"] = summary
             chunks.clear()
             chunk_len = 0
             push(f"<user>\n{summary}\n\n")
             b.est += len(summary)
     title = _title(rng, proj, ide=True)
-    doc: dict[str, Json] = {"sessionId": plan.session_id, "title": title,
-                            "workspaceDirectory": _workspace(b, plan), "history": b.history,
-                            "mode": mode, "chatModelTitle": title_model if rng.random() < 0.97 else None}
+    doc: dict[str, Json] = {
+        "sessionId": plan.session_id,
+        "title": title,
+        "workspaceDirectory": _workspace(b, plan),
+        "history": b.history,
+        "mode": mode,
+        "chatModelTitle": title_model if rng.random() < 0.97 else None,
+    }
     return doc, b
 
 
@@ -1045,28 +1407,54 @@ def _ide_thinking(b: _Builder, push: Callable[[str], None], needle: str | None) 
     text = _assistant_text(b.rng, b.proj, long=False)
     if needle:
         text += f" I should double-check the {needle} before editing."
-    b.add({"message": {"role": "thinking", "content": text, "id": b.uid(),
-                       "signature": b.rng.choice(b.corpus.signatures)}, "contextItems": []}, len(text))
+    b.add(
+        {
+            "message": {
+                "role": "thinking",
+                "content": text,
+                "id": b.uid(),
+                "signature": b.rng.choice(b.corpus.signatures),
+            },
+            "contextItems": [],
+        },
+        len(text),
+    )
     push(f"<thinking>\n{text}\n\n")
 
 
-def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
-              ) -> tuple[str, dict[str, Json], list[dict[str, Json]] | None, str, str, int]:
+def _ide_tool(
+    b: _Builder, mode: str, has_mcp: bool, last: bool
+) -> tuple[str, dict[str, Json], list[dict[str, Json]] | None, str, str, int]:
     """(tool name, args, output items, status, role:"tool" content, size estimate)."""
     rng, proj = b.rng, b.proj
     forced = b.due() & _TOOL_SLOTS
     if forced:
         want = sorted(forced)[0]
-        name = {"command": "run_terminal_command", "output": "run_terminal_command",
-                "stderr": "run_terminal_command", "path": "read_file",
-                "edit": "edit_existing_file"}[want]
+        name = {
+            "command": "run_terminal_command",
+            "output": "run_terminal_command",
+            "stderr": "run_terminal_command",
+            "path": "read_file",
+            "edit": "edit_existing_file",
+        }[want]
     elif mode == "plan":
-        name = rng.choices(("read_file", "read_file_range", "grep_search", "ls", "file_glob_search"),
-                           weights=(40, 15, 25, 10, 10))[0]
+        name = rng.choices(
+            ("read_file", "read_file_range", "grep_search", "ls", "file_glob_search"),
+            weights=(40, 15, 25, 10, 10),
+        )[0]
     else:
-        tools = ["read_file", "run_terminal_command", "edit_existing_file", "single_find_and_replace",
-                 "grep_search", "read_file_range", "ls", "create_new_file", "multi_edit",
-                 "file_glob_search"]
+        tools = [
+            "read_file",
+            "run_terminal_command",
+            "edit_existing_file",
+            "single_find_and_replace",
+            "grep_search",
+            "read_file_range",
+            "ls",
+            "create_new_file",
+            "multi_edit",
+            "file_glob_search",
+        ]
         weights = [22, 22, 12, 10, 10, 6, 5, 5, 4, 2]
         if has_mcp:
             tools.append("github_create_issue")
@@ -1100,8 +1488,14 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
         if status == "done":
             content = out + ("\n" + err if err else "")
             st = "Command completed" if code == 0 else f"Command failed with exit code {code}"
-            output = [{"name": "Terminal", "description": "Terminal command output",
-                       "content": content, "status": st}]
+            output = [
+                {
+                    "name": "Terminal",
+                    "description": "Terminal command output",
+                    "content": content,
+                    "status": st,
+                }
+            ]
             text = content
     elif name in ("read_file", "read_file_range"):
         path, content = rng.choice(proj.files)
@@ -1116,21 +1510,34 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
             args = {"filepath": b.tool_path(path), "startLine": s + 1, "endLine": e}
         else:
             args = {"filepath": b.tool_path(path)}
-        output = [{"name": path.rsplit("/", 1)[-1], "description": path, "content": content,
-                   "uri": {"type": "file", "value": b.uri(path)}}]
+        output = [
+            {
+                "name": path.rsplit("/", 1)[-1],
+                "description": path,
+                "content": content,
+                "uri": {"type": "file", "value": b.uri(path)},
+            }
+        ]
         text = content
     elif name in ("edit_existing_file", "single_find_and_replace", "multi_edit"):
         path, old, new = _edit_pair(rng, proj, b.take("edit"))
         if name == "edit_existing_file":
             c = _COMMENT[proj.lang]
-            args = {"filepath": b.tool_path(path),
-                    "changes": f"{c} ... existing code ...\n{new}\n{c} ... existing code ..."}
+            args = {
+                "filepath": b.tool_path(path),
+                "changes": f"{c} ... existing code ...\n{new}\n{c} ... existing code ...",
+            }
         elif name == "single_find_and_replace":
             args = {"filepath": b.tool_path(path), "old_string": old, "new_string": new}
         else:
             _, old2, new2 = _edit_pair(rng, proj, None)
-            args = {"filepath": b.tool_path(path), "edits": [
-                {"old_string": old, "new_string": new}, {"old_string": old2, "new_string": new2}]}
+            args = {
+                "filepath": b.tool_path(path),
+                "edits": [
+                    {"old_string": old, "new_string": new},
+                    {"old_string": old2, "new_string": new2},
+                ],
+            }
         output = []
         text = f"Successfully edited {path}" if status == "done" else ""
         size = len(old) + len(new)
@@ -1145,35 +1552,64 @@ def _ide_tool(b: _Builder, mode: str, has_mcp: bool, last: bool
         q = rng.choice(proj.idents)
         args = {"query": q}
         out, _, _ = _run(rng, proj, f'rg -n "{q}"', b.root, False)
-        output = [{"name": "Search results", "description": "Results from grep search", "content": out}]
+        output = [
+            {"name": "Search results", "description": "Results from grep search", "content": out}
+        ]
         text = out
     elif name == "file_glob_search":
         args = {"pattern": f"**/*.{proj.ext}"}
         out = "\n".join(p for p, _ in proj.files[: rng.randrange(3, 20)])
-        output = [{"name": "File results", "description": "Results from file glob search", "content": out}]
+        output = [
+            {"name": "File results", "description": "Results from file glob search", "content": out}
+        ]
         text = out
     elif name == "ls":
         d = rng.choice(proj.dirs)
         args = {"dirPath": d, "recursive": rng.random() < 0.3}
         out = "\n".join(p for p, _ in proj.files if p.startswith(d))
-        output = [{"name": "File/folder list", "description": f"Files/folders in {d}", "content": out}]
+        output = [
+            {"name": "File/folder list", "description": f"Files/folders in {d}", "content": out}
+        ]
         text = out
     else:
         title = _say(rng, proj, _TITLES)
-        args = {"owner": "dev", "repo": proj.name, "title": title,
-                "body": _assistant_text(rng, proj, long=False)}
-        out = _compact([{"type": "text", "text": _compact({
-            "number": rng.randrange(1, 3000), "title": title, "state": "open",
-            "html_url": f"https://github.com/dev/{proj.name}/issues/{rng.randrange(1, 3000)}"})}])
+        args = {
+            "owner": "dev",
+            "repo": proj.name,
+            "title": title,
+            "body": _assistant_text(rng, proj, long=False),
+        }
+        number = rng.randrange(1, 3000)
+        url = f"https://github.com/dev/{proj.name}/issues/{number}"
+        issue = {"number": number, "title": title, "state": "open", "html_url": url}
+        # MCP results are stored as the JSON text of the MCP content array.
+        out = _compact([{"type": "text", "text": _compact(issue)}])
         output = [{"name": name, "description": "github MCP tool result", "content": out}]
         text = out
     if status == "errored":
-        msg = rng.choice((f"File {args.get('filepath', 'x')} does not exist",
-                          "old_string not found in file", "Command timed out after 120s",
-                          "Failed to apply changes: the file changed on disk"))
-        output = [{"icon": "problems", "name": "Tool Call Error", "description": "Tool Call Failed",
-                   "content": f"{name} failed with the message: {msg}\n\nPlease try something else "
-                              "or request further instructions.", "hidden": False}]
+        if name == "run_terminal_command":
+            msg = rng.choice(("Command timed out after 120s", "Terminal is not available"))
+        elif "edit" in name or "replace" in name:
+            msg = rng.choice(
+                (
+                    "old_string not found in file",
+                    "Failed to apply changes: the file changed on disk",
+                )
+            )
+        elif name == "github_create_issue":
+            msg = "MCP error -32603: Bad credentials"
+        else:
+            msg = f"File {args.get('filepath', args.get('dirPath', '.'))} does not exist"
+        output = [
+            {
+                "icon": "problems",
+                "name": "Tool Call Error",
+                "description": "Tool Call Failed",
+                "content": f"{name} failed with the message: {msg}\n\nPlease try something else "
+                "or request further instructions.",
+                "hidden": False,
+            }
+        ]
         text = output[0]["content"]
     elif status == "canceled":
         output = None
@@ -1192,20 +1628,40 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
     id_style = "toolu" if rng.random() < 0.5 else "call"
     prompt_tokens = completion_tokens = cached = 0
     if plan.compacted:
-        summary = ("## Conversation summary\n\n" + _assistant_text(rng, proj, long=True) + "\n\n"
-                   + _assistant_text(rng, proj, long=True))
-        needle = b.take("summary")
+        summary = (
+            "## Conversation summary\n\n"
+            + _assistant_text(rng, proj, long=True)
+            + "\n\n"
+            + _assistant_text(rng, proj, long=True)
+        )
+        needle = b.take("summary", now=True)  # the summary only exists at the start
         if needle:
             summary += f"\n\nOpen item: the {needle} must be revisited."
-        b.add({"message": {"role": "assistant", "content": summary}, "contextItems": [],
-               "conversationSummary": summary}, len(summary) * 2)
+        b.add(
+            {
+                "message": {"role": "assistant", "content": summary},
+                "contextItems": [],
+                "conversationSummary": summary,
+            },
+            len(summary) * 2,
+        )
         if rng.random() < 0.5:  # auto-compaction leaves a reply, "continue", a reply
             reply = _assistant_text(rng, proj, long=False)
-            b.add({"message": {"role": "assistant", "content": reply}, "contextItems": []}, len(reply))
-            b.add({"message": {"role": "user", "content": "continue"}, "contextItems": [],
-                   "editorState": "continue"}, 16)
+            b.add(
+                {"message": {"role": "assistant", "content": reply}, "contextItems": []}, len(reply)
+            )
+            b.add(
+                {
+                    "message": {"role": "user", "content": "continue"},
+                    "contextItems": [],
+                    "editorState": "continue",
+                },
+                16,
+            )
             reply = _assistant_text(rng, proj, long=True)
-            b.add({"message": {"role": "assistant", "content": reply}, "contextItems": []}, len(reply))
+            b.add(
+                {"message": {"role": "assistant", "content": reply}, "contextItems": []}, len(reply)
+            )
     read_paths: set[str] = set()
     exchange = 0
     while b.more():
@@ -1217,37 +1673,69 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         size = len(text) * 2
         if rng.random() < 0.08:
             path, content = rng.choice(proj.files)
-            ctx.append({"id": {"providerTitle": "file", "itemId": b.uid()}, "content": content,
-                        "name": path.rsplit("/", 1)[-1], "description": "/".join(path.split("/")[-2:]),
-                        "uri": {"type": "file", "value": "file://" + b.root + "/" + path}})
+            ctx.append(
+                {
+                    "id": {"providerTitle": "file", "itemId": b.uid()},
+                    "content": content,
+                    "name": path.rsplit("/", 1)[-1],
+                    "description": "/".join(path.split("/")[-2:]),
+                    "uri": {"type": "file", "value": "file://" + b.root + "/" + path},
+                }
+            )
             size += len(content)
-        b.add({"message": {"role": "user", "content": text}, "contextItems": ctx, "editorState": text}, size)
+        b.add(
+            {
+                "message": {"role": "user", "content": text},
+                "contextItems": ctx,
+                "editorState": text,
+            },
+            size,
+        )
         rounds = min(25, int(rng.expovariate(1 / 3.0)))
         if due & _TOOL_SLOTS:
             rounds = max(rounds, 1 + len(due & _TOOL_SLOTS))
         for _ in range(rounds):
             n_calls = 1 if rng.random() < 0.85 else rng.randrange(2, 4)
-            calls, states = [], []
+            calls: list[dict[str, Json]] = []
+            states: list[dict[str, Json]] = []
             for _ in range(n_calls):
                 name, args, out_text, status, size = _cli_tool(b, capable, read_paths)
                 cid = b.call_id(id_style)
                 arg_s = _compact(args)
-                call: dict[str, Json] = {"id": cid, "type": "function",
-                                         "function": {"name": name, "arguments": arg_s}}
+                call: dict[str, Json] = {
+                    "id": cid,
+                    "type": "function",
+                    "function": {"name": name, "arguments": arg_s},
+                }
                 calls.append(call)
-                state: dict[str, Json] = {"toolCallId": cid, "toolCall": call, "status": status,
-                                          "parsedArgs": args}
+                state: dict[str, Json] = {
+                    "toolCallId": cid,
+                    "toolCall": call,
+                    "status": status,
+                    "parsedArgs": args,
+                }
                 if out_text is not None:
-                    state["output"] = [{"content": out_text, "name": "Tool Result",
-                                        "description": "Tool execution result"}]
+                    state["output"] = [
+                        {
+                            "content": out_text,
+                            "name": "Tool Result",
+                            "description": "Tool execution result",
+                        }
+                    ]
                 states.append(state)
                 b.est += size + len(arg_s) * 3
             content = _say(rng, proj, _ASSISTANT_SENTENCES) if rng.random() < 0.5 else ""
             pt, ct = rng.randrange(2_000, 60_000), rng.randrange(20, 900)
             prompt_tokens, completion_tokens = prompt_tokens + pt, completion_tokens + ct
             cached += int(pt * rng.uniform(0, 0.9))
-            b.add({"message": {"role": "assistant", "content": content, "toolCalls": calls},
-                   "contextItems": [], "toolCallStates": states}, len(content))
+            b.add(
+                {
+                    "message": {"role": "assistant", "content": content, "toolCalls": calls},
+                    "contextItems": [],
+                    "toolCallStates": states,
+                },
+                len(content),
+            )
         reply = _assistant_text(rng, proj, long=rng.random() < 0.6)
         needle = b.take("assistant")
         if needle:
@@ -1260,28 +1748,53 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
         b.add({"message": msg, "contextItems": []}, len(reply))
         exchange += 1
     cost = round(prompt_tokens * 3e-6 + completion_tokens * 15e-6 - cached * 2.7e-6, 6)
-    usage: dict[str, Json] = {"promptTokens": prompt_tokens, "completionTokens": completion_tokens,
-                              "promptTokensDetails": {"cachedTokens": cached},
-                              "totalCost": cost if cost > 0 else 0}
-    doc: dict[str, Json] = {"sessionId": plan.session_id, "title": _title(rng, proj, ide=False),
-                            "workspaceDirectory": _workspace(b, plan), "history": b.history,
-                            "usage": usage}
+    usage: dict[str, Json] = {
+        "promptTokens": prompt_tokens,
+        "completionTokens": completion_tokens,
+        "promptTokensDetails": {"cachedTokens": cached},
+        "totalCost": cost if cost > 0 else 0,
+    }
+    doc: dict[str, Json] = {
+        "sessionId": plan.session_id,
+        "title": _title(rng, proj, ide=False),
+        "workspaceDirectory": _workspace(b, plan),
+        "history": b.history,
+        "usage": usage,
+    }
     return doc, b
 
 
-def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
-              ) -> tuple[str, dict[str, Json], str | None, str, int]:
+def _cli_tool(
+    b: _Builder, capable: bool, read_paths: set[str]
+) -> tuple[str, dict[str, Json], str | None, str, int]:
     """(tool name, args, output text or None, status, size estimate)."""
     rng, proj = b.rng, b.proj
     edit_tool = "MultiEdit" if capable else "Edit"
     forced = b.due() & _TOOL_SLOTS
     if forced:
         want = sorted(forced)[0]
-        name = {"command": "Bash", "output": "Bash", "stderr": "Bash", "path": "Read",
-                "edit": edit_tool}[want]
+        name = {
+            "command": "Bash",
+            "output": "Bash",
+            "stderr": "Bash",
+            "path": "Read",
+            "edit": edit_tool,
+        }[want]
     else:
-        name = rng.choices(("Bash", "Read", edit_tool, "Write", "Search", "List", "Checklist",
-                            "Fetch", "create_issue"), weights=(35, 25, 15, 6, 10, 5, 2, 1, 1))[0]
+        name = rng.choices(
+            (
+                "Bash",
+                "Read",
+                edit_tool,
+                "Write",
+                "Search",
+                "List",
+                "Checklist",
+                "Fetch",
+                "create_issue",
+            ),
+            weights=(35, 25, 15, 6, 10, 5, 2, 1, 1),
+        )[0]
     roll = rng.random()
     status = "done" if roll < 0.9 else ("errored" if roll < 0.97 else "canceled")
     args: dict[str, Json]
@@ -1334,13 +1847,20 @@ def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
                 args["replace_all"] = True
         else:
             _, old2, new2 = _edit_pair(rng, proj, None)
-            args = {"file_path": p, "edits": [{"old_string": old, "new_string": new},
-                                              {"old_string": old2, "new_string": new2}]}
+            args = {
+                "file_path": p,
+                "edits": [
+                    {"old_string": old, "new_string": new},
+                    {"old_string": old2, "new_string": new2},
+                ],
+            }
         if status == "done" and path not in read_paths and rng.random() < 0.3:
             status = "errored"
             out = f"You must use the Read tool to read {p} before editing it."
         elif status == "done":
-            out = f"Successfully edited {b.root}/{path}\nDiff:\n" + _diff(path, old, new, rng.randrange(1, 300))
+            out = f"Successfully edited {b.root}/{path}\nDiff:\n" + _diff(
+                path, old, new, rng.randrange(1, 300)
+            )
         else:
             out = f"Error executing tool {name}: old_string not found in {p}"
         size = (len(old) + len(new)) * 3
@@ -1352,15 +1872,21 @@ def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
         size = len(content) * 3
     elif name == "Search":
         q = rng.choice(proj.idents)
-        args = {"pattern": q} if rng.random() < 0.7 else {"pattern": q, "path": rng.choice(proj.dirs)}
+        args = (
+            {"pattern": q} if rng.random() < 0.7 else {"pattern": q, "path": rng.choice(proj.dirs)}
+        )
         out, _, _ = _run(rng, proj, f'rg -n "{q}"', b.root, False)
     elif name == "List":
         d = rng.choice(proj.dirs)
         args = {"dirpath": d}
         out = "\n".join(p.rsplit("/", 1)[-1] for p, _ in proj.files if p.startswith(d))
     elif name == "Checklist":
-        args = {"checklist": "\n".join(f"- [{'x' if rng.random() < 0.5 else ' '}] "
-                                       f"{_say(rng, proj, _TITLES)}" for _ in range(4))}
+        args = {
+            "checklist": "\n".join(
+                f"- [{'x' if rng.random() < 0.5 else ' '}] {_say(rng, proj, _TITLES)}"
+                for _ in range(4)
+            )
+        }
         out = "Checklist updated"
     elif name == "Fetch":
         args = {"url": f"https://docs.example.com/{proj.name}/{rng.choice(proj.nouns)}"}
@@ -1368,12 +1894,20 @@ def _cli_tool(b: _Builder, capable: bool, read_paths: set[str]
     else:
         title = _say(rng, proj, _TITLES)
         args = {"repo": f"dev/{proj.name}", "title": title}
-        out = _compact([{"type": "text", "text": f"Created issue #{rng.randrange(1, 3000)}: {title}"}])
+        out = _compact(
+            [{"type": "text", "text": f"Created issue #{rng.randrange(1, 3000)}: {title}"}]
+        )
     if status == "canceled":
-        out = rng.choice(("Permission denied by user", "Permission denied by user",
-                          "Command blocked by security policy"))
+        out = rng.choice(
+            (
+                "Permission denied by user",
+                "Permission denied by user",
+                "Command blocked by security policy",
+            )
+        )
     elif status == "errored" and name not in ("Bash", "Edit", "MultiEdit", "Read"):
-        out = f"Error executing tool {name}: {rng.choice(('ENOENT: no such file or directory', 'timeout'))}"
+        why = rng.choice(("ENOENT: no such file or directory", "timeout"))
+        out = f"Error executing tool {name}: {why}"
     size += len(out or "")
     return name, args, out, status, size
 
@@ -1417,8 +1951,18 @@ def _build_session(plan: _Plan) -> _Result:
         if _NEEDLES[n][0].lower().encode() not in lowered:  # pragma: no cover - generator bug
             raise AssertionError(f"needle {_NEEDLES[n][0]!r} lost in {plan.session_id}")
     assistants = sum(1 for it in b.history if it["message"]["role"] == "assistant")
-    return _Result(plan.idx, plan.session_id, len(data), items, doc["title"],
-                   doc["workspaceDirectory"], assistants, mtime_ns, sorted(set(b.placed)), common)
+    return _Result(
+        plan.idx,
+        plan.session_id,
+        len(data),
+        items,
+        doc["title"],
+        doc["workspaceDirectory"],
+        assistants,
+        mtime_ns,
+        sorted(set(b.placed)),
+        common,
+    )
 
 
 _OUT_DIR = Path(".")
@@ -1479,7 +2023,9 @@ class _Planner:
         if not ide and any(at <= self.idx and _NEEDLES[n][1] == "summary" for at, n in self.wanted):
             compacted = True  # a manual /compact: the planted summary needle needs one
         listed = rng.random() > 0.005  # a lost list entry (concurrent writers): still a session
-        plan = _Plan(self.idx, self.seed, sid, ide, project, target, created, iso, compacted, listed)
+        plan = _Plan(
+            self.idx, self.seed, sid, ide, project, target, created, iso, compacted, listed
+        )
         if listed:
             self._assign_needles(plan)
         self.idx += 1
@@ -1496,8 +2042,11 @@ class _Planner:
         rng = self.rng
         keep: list[tuple[int, int]] = []
         for at, n in self.wanted:
-            if at <= plan.idx and self._eligible(plan, _NEEDLES[n][1]) and \
-                    n not in {m for m, _ in plan.needles}:
+            if (
+                at <= plan.idx
+                and self._eligible(plan, _NEEDLES[n][1])
+                and n not in {m for m, _ in plan.needles}
+            ):
                 plan.needles.append((n, rng.random() * 0.9))
             else:
                 keep.append((at, n))
@@ -1518,7 +2067,9 @@ def _results(plans: Iterable[_Plan], workers: int, out_dir: Path, seed: int) -> 
         yield from pool.imap(_build_session, plans, chunksize=1)
 
 
-def make_store(out: Path, target_bytes: int, seed: int = 1, workers: int | None = None) -> StoreStats:
+def make_store(
+    out: Path, target_bytes: int, seed: int = 1, workers: int | None = None
+) -> StoreStats:
     """Generate a store of about `target_bytes` under `out` (see the module docstring)."""
     t0 = time.perf_counter()
     out = Path(out)
@@ -1535,16 +2086,14 @@ def make_store(out: Path, target_bytes: int, seed: int = 1, workers: int | None 
         batch: list[_Plan] = []
         planned = written
         while planned < target_bytes:
-            plan = planner.next(target_bytes - planned)
+            plan = planner.next(int((target_bytes - planned) / _OVERSHOOT))
             batch.append(plan)
-            planned += plan.target
+            planned += int(plan.target * _OVERSHOOT)
         for r in _results(batch, workers, sessions_dir, seed):
             results.append(r)
             written += r.nbytes
         plans += batch
-    listing = [
-        _list_entry(p, r) for p, r in zip(plans, results, strict=True) if p.listed
-    ]
+    listing = [_list_entry(p, r) for p, r in zip(plans, results, strict=True) if p.listed]
     list_data = _pretty(listing)
     list_path = sessions_dir / "sessions.json"
     list_path.write_bytes(list_data)
@@ -1554,10 +2103,13 @@ def make_store(out: Path, target_bytes: int, seed: int = 1, workers: int | None 
     needles_path.write_bytes(_pretty(_needles_doc(seed, target_bytes, results)))
     os.utime(needles_path, ns=(last_ns, last_ns))
     return StoreStats(
-        sessions=len(results), bytes=written + len(list_data),
+        sessions=len(results),
+        bytes=written + len(list_data),
         items=sum(r.items for r in results),
-        ide_sessions=sum(1 for p in plans if p.ide), cli_sessions=sum(1 for p in plans if not p.ide),
-        largest=max(r.nbytes for r in results), seconds=time.perf_counter() - t0,
+        ide_sessions=sum(1 for p in plans if p.ide),
+        cli_sessions=sum(1 for p in plans if not p.ide),
+        largest=max(r.nbytes for r in results),
+        seconds=time.perf_counter() - t0,
         needles=needles_path,
     )
 
@@ -1567,10 +2119,19 @@ def _list_entry(plan: _Plan, r: _Result) -> dict[str, Json]:
         t = time.gmtime(plan.created_ms / 1000)
         date = time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{plan.created_ms % 1000:03d}Z"
         # Old CLI builds predate messageCount.
-        return {"sessionId": r.session_id, "title": r.title, "dateCreated": date,
-                "workspaceDirectory": r.workspace}
-    return {"sessionId": r.session_id, "title": r.title, "dateCreated": str(plan.created_ms),
-            "workspaceDirectory": r.workspace, "messageCount": r.message_count}
+        return {
+            "sessionId": r.session_id,
+            "title": r.title,
+            "dateCreated": date,
+            "workspaceDirectory": r.workspace,
+        }
+    return {
+        "sessionId": r.session_id,
+        "title": r.title,
+        "dateCreated": str(plan.created_ms),
+        "workspaceDirectory": r.workspace,
+        "messageCount": r.message_count,
+    }
 
 
 def _needles_doc(seed: int, target_bytes: int, results: list[_Result]) -> dict[str, Json]:
@@ -1582,17 +2143,25 @@ def _needles_doc(seed: int, target_bytes: int, results: list[_Result]) -> dict[s
         for c in r.common:
             by_common.setdefault(c, []).append(r.session_id)
     needles = []
-    for n, (query, where, count, rate) in enumerate(_NEEDLES):
+    for n, (query, where, count, _rate) in enumerate(_NEEDLES):
         if n not in by_needle:
             continue  # a fixed-count needle whose session the store never reached
-        needles.append({"query": query, "where": where,
-                        "frequency": "rate" if count == 0 else ("unique" if count == 1 else "few"),
-                        "sessions": by_needle[n]})
+        needles.append(
+            {
+                "query": query,
+                "where": where,
+                "frequency": "rate" if count == 0 else ("unique" if count == 1 else "few"),
+                "sessions": by_needle[n],
+            }
+        )
     common = [{"query": q, "sessions": by_common.get(c, [])} for c, q in enumerate(_COMMON_QUERIES)]
     return {
-        "seed": seed, "target_bytes": target_bytes, "sessions_total": len(results),
+        "seed": seed,
+        "target_bytes": target_bytes,
+        "sessions_total": len(results),
         "match": "case-insensitive substring of the session file",
-        "needles": needles, "common": common,
+        "needles": needles,
+        "common": common,
     }
 
 
@@ -1625,9 +2194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.out / "sessions").exists() and any((args.out / "sessions").iterdir()):
         ap.error(f"{args.out}/sessions is not empty")
     st = make_store(args.out, target, seed=args.seed, workers=args.workers)
-    print(f"{st.sessions} sessions ({st.ide_sessions} IDE, {st.cli_sessions} CLI), "
-          f"{st.items} items, {st.bytes / 1e6:.1f} MB, largest {st.largest / 1e6:.1f} MB, "
-          f"{st.seconds:.1f}s ({st.bytes / 1e6 / max(st.seconds, 1e-9):.0f} MB/s)")
+    print(
+        f"{st.sessions} sessions ({st.ide_sessions} IDE, {st.cli_sessions} CLI), "
+        f"{st.items} items, {st.bytes / 1e6:.1f} MB, largest {st.largest / 1e6:.1f} MB, "
+        f"{st.seconds:.1f}s ({st.bytes / 1e6 / max(st.seconds, 1e-9):.0f} MB/s)"
+    )
     return 0
 
 
