@@ -107,7 +107,15 @@ def build_parser() -> argparse.ArgumentParser:
 # Commands that live in their own modules (`deja/cli/<name>_command.py`). Each module exposes
 # `NAME`, `add_parser(command)` and `run(args) -> int` (opening `History` itself if it needs it)
 # and imports heavy libraries (pygls, mcp) inside `run` only, so `deja search` never pays for them.
-PLUGIN_COMMANDS: tuple[str, ...] = ("restore", "serve")
+PLUGIN_COMMANDS: tuple[str, ...] = (
+    "restore",
+    "serve",
+    "mcp",
+    "install",
+    "uninstall",
+    "resume",
+    "handoff",
+)
 
 
 def _plugin_modules() -> list[Any]:
