@@ -325,3 +325,20 @@ def test_rewrite_with_nothing_new_is_not_a_change(history: History, store: Path)
     os.utime(path, (time.time() - 30, time.time() - 30))
     report = history.refresh()
     assert (report.read, report.changed) == (1, 0)
+
+
+def test_broken_file_is_reported_each_pass_but_read_again_only_when_it_changes(
+    history: History, store: Path
+) -> None:
+    path = write_session(store, b'{"history": [', "b1", listed=False, mtime=time.time() - 60)
+    first = history.refresh()
+    assert (first.read, len(first.errors)) == (1, 1)
+    second = history.refresh()
+    assert (second.read, len(second.errors)) == (0, 1)
+    assert "invalid JSON" in second.errors[0].message
+    import json
+
+    path.write_text(json.dumps(session_doc("b1", [user("repaired at last")])))
+    third = history.refresh()
+    assert (third.read, third.errors) == (1, [])
+    assert texts(history, "repaired")

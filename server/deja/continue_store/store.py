@@ -12,7 +12,6 @@ from typing import Any
 
 from .parse import SessionError, decode_json, is_plain_session_id, parse_session
 from .records import Diagnostic, ListEntry, Session
-from .redact import redact
 
 SESSIONS_LIST = "sessions.json"
 # A session file over this size is reported and not read: it bounds the reader's memory.
@@ -205,7 +204,11 @@ def read_session(ref: SessionRef, *, redact_secrets: bool | None = None) -> Sess
         return SessionRead(None, [Diagnostic(f"{ref.id}.json", "no session file")])
     if redact_secrets is None:
         redact_secrets = os.environ.get("DEJA_NO_REDACT") != "1"
-    redactor = redact if redact_secrets else _keep
+    if redact_secrets:
+        # Imported on first read: compiling its patterns costs a search that reads nothing.
+        from .redact import redact as redactor
+    else:
+        redactor = _keep
     path = str(ref.file)
     last_error = ""
     for attempt in (0, 1):

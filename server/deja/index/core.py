@@ -215,6 +215,12 @@ class Index:
                 row[0]: (row[1], row[2])
                 for row in self.db.execute("SELECT id, size, mtime_ns FROM excluded")
             }
+            broken = {
+                row[0]: (row[1], row[2], Diagnostic(row[3], row[4]))
+                for row in self.db.execute(
+                    "SELECT id, size, mtime_ns, path, message FROM unreadable"
+                )
+            }
             todo: list[SessionRef] = []
             present: set[str] = set()
             for ref in listing.refs:
@@ -226,6 +232,10 @@ class Index:
                 if not rebuild and known.get(ref.id) == (ref.size, ref.mtime_ns, 0):
                     continue
                 if skipped.get(ref.id) == (ref.size, ref.mtime_ns):
+                    continue
+                known_broken = broken.get(ref.id)
+                if not rebuild and known_broken and known_broken[:2] == (ref.size, ref.mtime_ns):
+                    report.errors.append(known_broken[2])
                     continue
                 todo.append(ref)
             report.sessions = len(present)
@@ -280,6 +290,19 @@ class Index:
         report.read += 1
         if read.session is None:
             report.errors.extend(read.diagnostics)
+            if read.diagnostics and time.time_ns() - ref.mtime_ns >= RACY_WINDOW_NS:
+                # Not being written right now: leave it alone until the file changes.
+                with self.transaction() as db:
+                    db.execute(
+                        "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)",
+                        (
+                            ref.id,
+                            ref.size,
+                            ref.mtime_ns,
+                            read.diagnostics[0].path,
+                            read.diagnostics[0].message,
+                        ),
+                    )
             return
         report.notes.extend(read.diagnostics)
         session = read.session
@@ -299,6 +322,7 @@ class Index:
                 )
             return
         with self.transaction() as db:
+            db.execute("DELETE FROM unreadable WHERE id = ?", (session.id,))
             kept = ingest_session(db, session)
             if time.time_ns() - session.mtime_ns < RACY_WINDOW_NS:
                 # Written just now: a second write in the same mtime tick with the same size

@@ -73,6 +73,14 @@ CREATE TABLE IF NOT EXISTS excluded (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL
 );
+-- files that could not be read, remembered so an unchanged broken file is not retried each pass
+CREATE TABLE IF NOT EXISTS unreadable (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    message TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tombstones (
     kind TEXT NOT NULL,
     value TEXT NOT NULL,
