@@ -63,8 +63,11 @@ def ensure_store(size: int, seed: int, out: Path) -> Path:
         shutil.rmtree(store, ignore_errors=True)
         store.mkdir(parents=True)
         stats = make_store(store, size, seed)
-        print(f"generated {stats.sessions} sessions, {stats.bytes / 1e6:.0f} MB in "
-              f"{stats.seconds:.1f} s", flush=True)
+        print(
+            f"generated {stats.sessions} sessions, {stats.bytes / 1e6:.0f} MB in "
+            f"{stats.seconds:.1f} s",
+            flush=True,
+        )
     return store
 
 
@@ -79,26 +82,36 @@ def rewrite_one_session(store: Path, target: int = 1_000_000) -> Path:
     files = session_files(store)
     path = min(files, key=lambda p: abs(p.stat().st_size - target))
     doc = orjson.loads(path.read_bytes())
-    doc["history"].append({"message": {"role": "user", "content": "bench: one more turn"},
-                           "contextItems": []})
+    doc["history"].append(
+        {"message": {"role": "user", "content": "bench: one more turn"}, "contextItems": []}
+    )
     path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     return path
 
 
 def end_to_end(store: Path, home: Path, query: str, runs: int) -> list[float]:
-    env = {**os.environ, "DEJA_CONTINUE_ROOT": str(store), "DEJA_HOME": str(home),
-           "PYTHONPATH": str(HERE.parent / "server")}
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(store),
+        "DEJA_HOME": str(home),
+        "PYTHONPATH": str(HERE.parent / "server"),
+    }
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "deja", "search", query, "--all", "--limit", "10"],
-                       env=env, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "deja", "search", query, "--all", "--limit", "10"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         samples.append(time.perf_counter() - started)
     return samples
 
 
-async def sidecar_round_trips(store: Path, home: Path, history: History, runs: int
-                              ) -> tuple[list[float], list[float]]:
+async def sidecar_round_trips(
+    store: Path, home: Path, history: History, runs: int
+) -> tuple[list[float], list[float]]:
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
@@ -120,35 +133,53 @@ async def sidecar_round_trips(store: Path, home: Path, history: History, runs: i
     def log(_params: Any) -> None:
         return None
 
-    await client.start_io(sys.executable, "-m", "deja", "serve",
-                          env={**os.environ, "PYTHONPATH": str(HERE.parent / "server")})
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(
-            window=types.WindowClientCapabilities(work_done_progress=True)),
-        initialization_options={"continueRoot": str(store), "dejaHome": str(home),
-                                "scope": "all"},
-    ))
+    await client.start_io(
+        sys.executable,
+        "-m",
+        "deja",
+        "serve",
+        env={**os.environ, "PYTHONPATH": str(HERE.parent / "server")},
+    )
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True)
+            ),
+            initialization_options={
+                "continueRoot": str(store),
+                "dejaHome": str(home),
+                "scope": "all",
+            },
+        )
+    )
     client.initialized(types.InitializedParams())
     await asyncio.wait_for(indexed.wait(), timeout=600)
     path = history.most_edited_file()
     events = [e for e in history.file_history(path, cwd="/") if e.hunks]
     document = "\n\n".join(w for e in events[:20] for _, w in e.hunks)
     uri = "file://" + path
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="python", version=1, text=document)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="python", version=1, text=document)
+        )
+    )
     lines = document.count("\n") + 1
     hover: list[float] = []
     for n in range(runs):
         started = time.perf_counter()
-        await client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(uri), types.Position(line=n % lines, character=0)))
+        await client.text_document_hover_async(
+            types.HoverParams(
+                types.TextDocumentIdentifier(uri), types.Position(line=n % lines, character=0)
+            )
+        )
         hover.append(time.perf_counter() - started)
     search: list[float] = []
     words = queries(store)
     for n in range(runs):
         started = time.perf_counter()
         await client.protocol.send_request_async(
-            "deja/search", {"query": words[n % len(words)], "scope": "all", "limit": 20})
+            "deja/search", {"query": words[n % len(words)], "scope": "all", "limit": 20}
+        )
         search.append(time.perf_counter() - started)
     await client.shutdown_async(None)
     client.exit(None)
@@ -181,51 +212,93 @@ def main() -> int:
         rss = peak_rss_mb()
         rows += [
             ("store", f"{store_bytes / 1e6:.0f} MB, {len(files)} sessions", ""),
-            ("parse only (orjson, the floor)", f"{parse_s:.2f} s",
-             f"{store_bytes / 1e6 / parse_s:.0f} MB/s"),
-            ("cold index", f"{cold_s:.2f} s",
-             f"{store_bytes / 1e6 / cold_s:.0f} MB/s · {cold_s / parse_s:.2f}× parse (≤ 3×)"),
+            (
+                "parse only (orjson, the floor)",
+                f"{parse_s:.2f} s",
+                f"{store_bytes / 1e6 / parse_s:.0f} MB/s",
+            ),
+            (
+                "cold index",
+                f"{cold_s:.2f} s",
+                f"{store_bytes / 1e6 / cold_s:.0f} MB/s · {cold_s / parse_s:.2f}× parse (≤ 3×)",
+            ),
             ("peak RSS (parse + index)", f"{rss:.0f} MB", "≤ 500 MB"),
         ]
         noop = sorted(timed(history.refresh) for _ in range(5))[2]
-        rows.append(("no-change pass", ms(noop),
-                     f"{noop * 1000 * 10_000 / max(len(files), 1):.1f} ms per 10,000 sessions "
-                     "(≤ 30)"))
+        rows.append(
+            (
+                "no-change pass",
+                ms(noop),
+                f"{noop * 1000 * 10_000 / max(len(files), 1):.1f} ms per 10,000 sessions (≤ 30)",
+            )
+        )
         rewritten = rewrite_one_session(store)
         one = timed(history.refresh)
-        rows.append(("re-index one rewritten session",
-                     ms(one), f"{rewritten.stat().st_size / 1e6:.2f} MB file (≤ 50 ms)"))
+        rows.append(
+            (
+                "re-index one rewritten session",
+                ms(one),
+                f"{rewritten.stat().st_size / 1e6:.2f} MB file (≤ 50 ms)",
+            )
+        )
         latencies = []
         for n in range(runs * 5):
             query = SearchQuery(words[n % len(words)], scope=Scope(), limit=20)
             latencies.append(timed(lambda q=query: history.search(q)))  # type: ignore[misc]
         ours = baselines.summarize(latencies)
-        rows.append(("search in process", f"p50 {ms(ours['p50'])}",
-                     f"p99 {ms(ours['p99'])} (≤ 2 / ≤ 20 ms)"))
-        e2e = baselines.summarize(end_to_end(store, work / "home", words[0], 10 if args.quick
-                                             else 30))
-        rows.append(("`deja search` end to end", f"p50 {ms(e2e['p50'])}",
-                     f"p99 {ms(e2e['p99'])} (p50 ≤ 150 ms)"))
+        rows.append(
+            (
+                "search in process",
+                f"p50 {ms(ours['p50'])}",
+                f"p99 {ms(ours['p99'])} (≤ 2 / ≤ 20 ms)",
+            )
+        )
+        e2e = baselines.summarize(
+            end_to_end(store, work / "home", words[0], 10 if args.quick else 30)
+        )
+        rows.append(
+            (
+                "`deja search` end to end",
+                f"p50 {ms(e2e['p50'])}",
+                f"p99 {ms(e2e['p99'])} (p50 ≤ 150 ms)",
+            )
+        )
         index_bytes = history.stats().index_bytes
-        rows.append(("index size", f"{index_bytes / 1e6:.1f} MB",
-                     f"{index_bytes / store_bytes:.1%} of the store (≤ 15 %)"))
-        hover, lsp_search = asyncio.run(
-            sidecar_round_trips(store, work / "home", history, runs))
+        rows.append(
+            (
+                "index size",
+                f"{index_bytes / 1e6:.1f} MB",
+                f"{index_bytes / store_bytes:.1%} of the store (≤ 15 %)",
+            )
+        )
+        hover, lsp_search = asyncio.run(sidecar_round_trips(store, work / "home", history, runs))
         hover_s, lsp_s = baselines.summarize(hover), baselines.summarize(lsp_search)
-        rows.append(("sidecar hover", f"p50 {ms(hover_s['p50'])}",
-                     f"p99 {ms(hover_s['p99'])} (≤ 10 ms)"))
-        rows.append(("sidecar `deja/search` round trip", f"p50 {ms(lsp_s['p50'])}",
-                     f"p99 {ms(lsp_s['p99'])} (p50 ≤ 20 ms)"))
+        rows.append(
+            ("sidecar hover", f"p50 {ms(hover_s['p50'])}", f"p99 {ms(hover_s['p99'])} (≤ 10 ms)")
+        )
+        rows.append(
+            (
+                "sidecar `deja/search` round trip",
+                f"p50 {ms(lsp_s['p50'])}",
+                f"p99 {ms(lsp_s['p99'])} (p50 ≤ 20 ms)",
+            )
+        )
         history.close()
 
         rg = shutil.which("rg")
         if rg:
             rg_runs = 1 if args.quick else 3
             rg_s = baselines.summarize(
-                [t for word in words[:8] for t in baselines.rg_latencies(store, word, rg_runs)])
-            rows.append(("ripgrep over the store (no index)", f"p50 {ms(rg_s['p50'])}",
-                         f"{rg_s['p50'] / ours['p50']:.0f}× our in-process p50; "
-                         f"{rg_s['p50'] / e2e['p50']:.1f}× our end to end"))
+                [t for word in words[:8] for t in baselines.rg_latencies(store, word, rg_runs)]
+            )
+            rows.append(
+                (
+                    "ripgrep over the store (no index)",
+                    f"p50 {ms(rg_s['p50'])}",
+                    f"{rg_s['p50'] / ours['p50']:.0f}× our in-process p50; "
+                    f"{rg_s['p50'] / e2e['p50']:.1f}× our end to end",
+                )
+            )
         else:
             rows.append(("ripgrep", "not installed", "apt-get install -y ripgrep"))
         if not args.no_peer:
@@ -233,13 +306,19 @@ def main() -> int:
             peer_home.mkdir()
             peer_cold = baselines.deja_vu_cold_index(store, peer_home)
             peer_noop = baselines.deja_vu_noop_index(store, peer_home)
-            peer = baselines.summarize(baselines.deja_vu_search_latencies(
-                store, peer_home, words[:8], 1 if args.quick else 3))
+            peer = baselines.summarize(
+                baselines.deja_vu_search_latencies(
+                    store, peer_home, words[:8], 1 if args.quick else 3
+                )
+            )
             rows += [
                 ("deja-vu cold index", f"{peer_cold:.2f} s", f"ours {cold_s / peer_cold:.2f}×"),
                 ("deja-vu no-change pass", ms(peer_noop), f"ours {noop / peer_noop:.2f}×"),
-                ("deja-vu search (process, p50)", ms(peer["p50"]),
-                 f"ours end to end {e2e['p50'] / peer['p50']:.2f}×"),
+                (
+                    "deja-vu search (process, p50)",
+                    ms(peer["p50"]),
+                    f"ours end to end {e2e['p50'] / peer['p50']:.2f}×",
+                ),
             ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
