@@ -52,9 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str, *, json: bool = True) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--json", action="store_true", help="print a versioned JSON envelope")
+        if json:
+            sub.add_argument("--json", action="store_true", help="print a versioned JSON envelope")
         return sub
 
     def scoped(sub: argparse.ArgumentParser) -> None:

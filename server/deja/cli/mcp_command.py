@@ -8,8 +8,10 @@ from collections.abc import Callable
 NAME = "mcp"
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    command(NAME, "serve Deja's read-only recall tools over MCP on stdio (for Continue)")
+def add_parser(command: Callable[..., argparse.ArgumentParser]) -> None:
+    command(
+        NAME, "serve Deja's read-only recall tools over MCP on stdio (for Continue)", json=False
+    )
 
 
 def run(args: argparse.Namespace) -> int:

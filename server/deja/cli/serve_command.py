@@ -15,8 +15,8 @@ def _port(value: str) -> int:
     return port
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "run the language server editors talk to (stdio by default)")
+def add_parser(command: Callable[..., argparse.ArgumentParser]) -> None:
+    sub = command(NAME, "run the language server editors talk to (stdio by default)", json=False)
     sub.add_argument(
         "--tcp",
         type=_port,
