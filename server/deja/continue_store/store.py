@@ -143,58 +143,96 @@ def _read_list(path: Path, diagnostics: list[Diagnostic]) -> list[ListEntry]:
     return []
 
 
-def list_store(root: Path) -> StoreListing:
-    """`sessions/sessions.json` ∪ `sessions/*.json`, deduplicated by id, with what is amiss."""
-    listing = StoreListing(root=root)
-    folder = root / "sessions"
-    if not folder.is_dir():
-        listing.exists = False
-        listing.diagnostics.append(Diagnostic(str(folder), "no Continue sessions folder here"))
-        return listing
-    entries: dict[str, ListEntry] = {}
-    for entry in _read_list(folder / SESSIONS_LIST, listing.diagnostics):
-        entries.setdefault(entry.session_id, entry)
+@dataclass(frozen=True, slots=True)
+class SessionFile:
+    """A session file as a directory scan sees it: enough to tell whether it changed."""
 
-    files: dict[str, tuple[Path, int, int]] = {}
+    id: str
+    path: str
+    size: int
+    mtime_ns: int
+
+
+def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagnostic]]:
+    """Every `sessions/*.json` but the list, with its size and mtime; None when there is no
+    sessions folder. One `lstat` per file: this is all a pass with nothing changed costs."""
+    folder = root / "sessions"
+    diagnostics: list[Diagnostic] = []
     try:
         scan = list(os.scandir(folder))
+    except FileNotFoundError:
+        return None, [Diagnostic(str(folder), "no Continue sessions folder here")]
     except OSError as error:
-        listing.diagnostics.append(Diagnostic(str(folder), f"cannot list: {error}"))
-        scan = []
+        return None, [Diagnostic(str(folder), f"cannot list: {error}")]
+    files: list[SessionFile] = []
     for dirent in scan:
         name = dirent.name
         if not name.endswith(".json") or name == SESSIONS_LIST:
             continue
         session_id = name[: -len(".json")]
-        path = Path(dirent.path)
         if not is_plain_session_id(session_id):
-            listing.diagnostics.append(Diagnostic(str(path), "file name is not a session id"))
+            diagnostics.append(Diagnostic(dirent.path, "file name is not a session id"))
             continue
         try:
             if dirent.is_symlink():
-                listing.diagnostics.append(Diagnostic(str(path), "a symlink; not followed"))
+                diagnostics.append(Diagnostic(dirent.path, "a symlink; not followed"))
                 continue
             if not dirent.is_file(follow_symlinks=False):
-                listing.diagnostics.append(Diagnostic(str(path), "not a regular file; skipped"))
+                diagnostics.append(Diagnostic(dirent.path, "not a regular file; skipped"))
                 continue
             info = dirent.stat(follow_symlinks=False)
         except OSError as error:
-            listing.diagnostics.append(Diagnostic(str(path), f"cannot stat: {error}"))
+            diagnostics.append(Diagnostic(dirent.path, f"cannot stat: {error}"))
             continue
-        files[session_id] = (path, info.st_size, info.st_mtime_ns)
+        files.append(SessionFile(session_id, dirent.path, info.st_size, info.st_mtime_ns))
+    return files, diagnostics
 
+
+def read_session_list(root: Path) -> tuple[dict[str, ListEntry], list[Diagnostic]]:
+    """`sessions/sessions.json` by id (first entry wins), and what is wrong with it."""
+    diagnostics: list[Diagnostic] = []
+    entries: dict[str, ListEntry] = {}
+    for entry in _read_list(root / "sessions" / SESSIONS_LIST, diagnostics):
+        entries.setdefault(entry.session_id, entry)
+    return entries, diagnostics
+
+
+def session_refs(
+    files: list[SessionFile],
+    entries: dict[str, ListEntry],
+    folder: Path,
+    diagnostics: list[Diagnostic],
+) -> list[SessionRef]:
+    """Files joined with their list entries; entries without a file and files without an entry
+    are reported, and neither is fatal."""
+    refs: list[SessionRef] = []
+    present = {file.id for file in files}
     for session_id, entry in entries.items():
-        if session_id not in files:
-            listing.diagnostics.append(
+        if session_id not in present:
+            diagnostics.append(
                 Diagnostic(str(folder / f"{session_id}.json"), "listed in sessions.json, no file")
             )
-            listing.refs.append(SessionRef(session_id, None, entry))
-    for session_id, (path, size, mtime_ns) in files.items():
-        listed = entries.get(session_id)
+            refs.append(SessionRef(session_id, None, entry))
+    for file in files:
+        listed = entries.get(file.id)
         if listed is None:
             # Valid all the same: Continue's own `--resume` scan reads such files.
-            listing.diagnostics.append(Diagnostic(str(path), "not in sessions.json; read anyway"))
-        listing.refs.append(SessionRef(session_id, path, listed, size, mtime_ns))
+            diagnostics.append(Diagnostic(file.path, "not in sessions.json; read anyway"))
+        refs.append(SessionRef(file.id, Path(file.path), listed, file.size, file.mtime_ns))
+    return refs
+
+
+def list_store(root: Path) -> StoreListing:
+    """`sessions/sessions.json` ∪ `sessions/*.json`, deduplicated by id, with what is amiss."""
+    listing = StoreListing(root=root)
+    files, diagnostics = scan_session_files(root)
+    listing.diagnostics.extend(diagnostics)
+    if files is None:
+        listing.exists = False
+        return listing
+    entries, list_diagnostics = read_session_list(root)
+    listing.diagnostics.extend(list_diagnostics)
+    listing.refs = session_refs(files, entries, root / "sessions", listing.diagnostics)
     return listing
 
 

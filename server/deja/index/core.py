@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deja.continue_store import Diagnostic, SessionRef, list_store, read_session
+from deja.continue_store import Diagnostic, SessionRef, read_session
+from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
 
 from .exclude import ExcludeList, load_exclude_list
@@ -202,8 +203,8 @@ class Index:
         """One pass: read what changed (everything with `rebuild`), keep what compaction took."""
         started = time.perf_counter()
         report = PassReport()
-        listing = list_store(self.root)
-        report.notes.extend(listing.diagnostics)
+        files, scan_notes = scan_session_files(self.root)
+        report.notes.extend(scan_notes)
         with self.writer():
             known = {
                 row[0]: (row[1], row[2], row[3])
@@ -221,24 +222,35 @@ class Index:
                     "SELECT id, size, mtime_ns, path, message FROM unreadable"
                 )
             }
-            todo: list[SessionRef] = []
+            changed: list[SessionFile] = []
             present: set[str] = set()
-            for ref in listing.refs:
-                if ref.file is None or ref.id in dead_ids:
+            for file in files or ():
+                if file.id in dead_ids:
                     continue
-                present.add(ref.id)
-                if only is not None and ref.id not in only:
+                present.add(file.id)
+                if only is not None and file.id not in only:
                     continue
-                if not rebuild and known.get(ref.id) == (ref.size, ref.mtime_ns, 0):
+                stat = (file.size, file.mtime_ns)
+                if not rebuild and known.get(file.id) == (*stat, 0):
                     continue
-                if skipped.get(ref.id) == (ref.size, ref.mtime_ns):
+                if skipped.get(file.id) == stat:
                     continue
-                known_broken = broken.get(ref.id)
-                if not rebuild and known_broken and known_broken[:2] == (ref.size, ref.mtime_ns):
+                known_broken = broken.get(file.id)
+                if not rebuild and known_broken and known_broken[:2] == stat:
                     report.errors.append(known_broken[2])
                     continue
-                todo.append(ref)
+                changed.append(file)
             report.sessions = len(present)
+            todo: list[SessionRef] = []
+            if changed:
+                # The list is read only when a file must be: its titles and start dates matter
+                # to new sessions, and parsing it is most of what a quiet pass would cost.
+                entries, list_notes = read_session_list(self.root)
+                report.notes.extend(list_notes)
+                todo = [
+                    SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
+                    for f in changed
+                ]
             for done, ref in enumerate(todo, 1):
                 self._refresh_one(ref, dead_workspaces, exclude, report)
                 if progress:
