@@ -206,7 +206,7 @@ def main() -> int:
     try:
         for path in files:  # warm the page cache for every reader alike
             path.read_bytes()
-        parse_s = timed(lambda: [orjson.loads(p.read_bytes()) for p in files])
+        parse_s = timed(lambda: all(orjson.loads(p.read_bytes()) is not None for p in files))
         history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")
         cold_s = timed(history.refresh)
         rss = peak_rss_mb()

@@ -323,7 +323,7 @@ def cmd_stats(args: argparse.Namespace, history: History) -> int:
             f"records: {stats.records} ({stats.compacted_records} compacted: only Deja has them)",
             f"index: {render.human_size(stats.index_bytes)}{ratio} at {stats.index_path}",
             f"store: {render.human_size(stats.store_bytes)} at {stats.store_path}",
-            f"last pass: {render.iso(stats.last_pass) or 'never'}",
+            f"last change indexed: {render.iso(stats.last_pass) or 'never'}",
         ]
 
     _emit(args, "stats", lines, **render.stats_json(stats))

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deja.continue_store import resolve_root
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
@@ -14,11 +15,13 @@ from deja.index import Index, PassReport, default_home
 from deja.index.core import Progress
 
 from . import blame
-from . import restore as restore_queries
 from . import sessions as session_queries
 from .fork import ForkCommand, fork_command
 from .scope import Scope, ScopeChoice, current_scope, workspace_scope
 from .search import SearchQuery, SearchResult, search
+
+if TYPE_CHECKING:
+    from . import restore as restore_queries
 
 
 @dataclass(slots=True)
@@ -148,6 +151,9 @@ class History:
                     f"no Continue session has a workspace containing {here};"
                     " --all restores from every workspace"
                 )
+        # Imported here: the restore machinery costs every other command's start-up.
+        from . import restore as restore_queries
+
         return restore_queries.restore(
             self.db,
             restore_queries.SectionCache(self.home / restore_queries.CACHE_DIR),
