@@ -1,0 +1,25 @@
+// Bundles the extension (and vscode-languageclient) into dist/extension.js.
+import * as esbuild from "esbuild";
+
+const production = process.argv.includes("--production");
+const watch = process.argv.includes("--watch");
+
+const options = {
+  entryPoints: ["src/extension.ts"],
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node18",
+  outfile: "dist/extension.js",
+  external: ["vscode"],
+  sourcemap: !production,
+  minify: production,
+  logLevel: "warning",
+};
+
+if (watch) {
+  const context = await esbuild.context(options);
+  await context.watch();
+} else {
+  await esbuild.build(options);
+}

@@ -1,0 +1,154 @@
+/** Types of the sidecar's results (docs/protocol.md). Field names are the server's (snake_case). */
+
+export type Scope = "workspace" | "all";
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export interface SearchHit {
+  session_id: string;
+  title: string;
+  workspace: string;
+  project: string;
+  turn: number;
+  time: string | null;
+  role: string;
+  snippet: string;
+  file: string | null;
+  exit_code: number | null;
+  status: string | null;
+  compacted: boolean;
+  deleted: boolean;
+  score: number;
+}
+
+export interface SearchResult {
+  query: string;
+  scope: string;
+  approximate: boolean;
+  notes: string[];
+  hits: SearchHit[];
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  workspace: string;
+  project: string;
+  started: string | null;
+  last_active: string | null;
+  first_user: string | null;
+  last_user: string | null;
+  message_count: number;
+  size: number;
+  lost_context: boolean;
+  kept_turns: number;
+  deleted: boolean;
+  current: boolean;
+}
+
+export interface SessionsResult {
+  scope: string;
+  notes: string[];
+  sessions: SessionSummary[];
+}
+
+export interface SessionRecord {
+  turn: number;
+  role: string;
+  time: string | null;
+  text: string | null;
+  tool: string | null;
+  status: string | null;
+  path: string | null;
+  exit_code: number | null;
+  compacted: boolean;
+}
+
+export interface SessionTurn {
+  turn: number;
+  time: string | null;
+  compacted: boolean;
+  records: SessionRecord[];
+}
+
+export interface SessionResult {
+  session: SessionSummary;
+  turns: SessionTurn[];
+  markdown: string;
+}
+
+export interface Hunk {
+  replaced: string | null;
+  written: string | null;
+  range: LspRange | null;
+}
+
+export interface FileEvent {
+  session_id: string;
+  title: string;
+  workspace: string;
+  turn: number;
+  time: string | null;
+  role: string;
+  tool: string | null;
+  status: string | null;
+  path: string;
+  compacted: boolean;
+  request: string | null;
+  hunks: Hunk[];
+  range: LspRange | null;
+}
+
+export interface FileHistoryResult {
+  uri: string;
+  path: string;
+  events: FileEvent[];
+}
+
+export interface ForkCommandResult {
+  command: string;
+  args: string[];
+  cwd: string | null;
+  note: string;
+}
+
+export const Methods = {
+  search: "deja/search",
+  sessions: "deja/sessions",
+  session: "deja/session",
+  fileHistory: "deja/fileHistory",
+  forkCommand: "deja/forkCommand",
+  indexChanged: "deja/indexChanged",
+} as const;
+
+export const IndexingToken = "deja/indexing";
+
+/** The server's own command ids (vscode-languageclient registers them as VS Code commands). */
+export const ServerCommands = {
+  showFileHistory: "deja.showFileHistory",
+  showSession: "deja.showSession",
+  searchHistory: "deja.searchHistory",
+  forkSession: "deja.forkSession",
+} as const;
+
+/** The extension's own command ids: `deja.vscode.*`, never the server's. */
+export const Commands = {
+  search: "deja.vscode.search",
+  toggleSearchScope: "deja.vscode.toggleSearchScope",
+  restartServer: "deja.vscode.restartServer",
+  showOutput: "deja.vscode.showOutput",
+  showPastEdits: "deja.vscode.showPastEdits",
+  openSession: "deja.vscode.openSession",
+  forkSession: "deja.vscode.forkSession",
+  reopenInContinue: "deja.vscode.reopenInContinue",
+  copySessionId: "deja.vscode.copySessionId",
+  refreshHistory: "deja.vscode.refreshHistory",
+} as const;

@@ -1,0 +1,183 @@
+/** End to end in a real VS Code (code-server 4.139.1) with the packaged extension, the project's
+ * sidecar (`.venv/bin/python -m deja serve`) and a fixture store. One editor for all scenarios,
+ * in order; each saves a screenshot to test-results/vscode-e2e/. */
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  SESSION_ROUND,
+  TITLE_DISCOUNT,
+  TITLE_ELSEWHERE,
+  TITLE_ROUND,
+  TOOL_TURN,
+  TOOL_WORD,
+  WRITTEN_DISCOUNT,
+  WRITTEN_ROUND,
+} from "./fixture";
+import { activeEditor, cursorLine, launch, openFile, quickInput, readCnLog, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+
+let editor: Editor;
+
+/** A test that leaves `<slug>-FAILED.png` behind when it fails. */
+function scenario(name: string, slug: string, body: () => Promise<void>): void {
+  void test(name, async () => {
+    try {
+      await body();
+    } catch (error) {
+      await screenshot(editor.page, `${slug}-FAILED`).catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
+  before(async () => {
+    editor = await launch();
+    const { page } = editor;
+    // The sidecar started, indexed the fixture and answered: the status bar counts this workspace's sessions.
+    await until(
+      "the status bar to say `Deja: 2 sessions`",
+      async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined),
+      60_000,
+    );
+  });
+
+  after(async () => {
+    if (editor !== undefined) {
+      await screenshot(editor.page, "99-last").catch(() => undefined);
+      await editor.close();
+    }
+  });
+
+  scenario("1. Search History finds a session by a word from a tool call and opens it at that turn", "01", async () => {
+    const { page } = editor;
+    await runCommand(page, "Deja: Search History");
+    const input = quickInput(page).locator("input");
+    await quickInput(page).locator(".quick-input-title", { hasText: "Deja: Search History" }).waitFor({ state: "visible" });
+    await input.pressSequentially(TOOL_WORD, { delay: 20 });
+    const row = quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: TITLE_ROUND }).first();
+    await row.waitFor({ state: "visible", timeout: 15_000 });
+    const rowText = (await row.textContent()) ?? "";
+    assert.match(rowText, /shop/, "the row names the project");
+    assert.match(rowText, /command/, "the row carries the role badge");
+    assert.match(rowText, /zanzibar/, "the row shows the snippet");
+    await screenshot(page, "01-search-quickpick");
+    await input.press("Enter");
+    const tab = page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) });
+    await tab.waitFor({ state: "visible", timeout: 15_000 });
+    assert.match((await tab.textContent()) ?? "", new RegExp(TITLE_ROUND));
+    const current = await until("the cursor on the matching turn", async () => {
+      const line = await cursorLine(page);
+      return line.startsWith(`## Turn ${TOOL_TURN}`) ? line : undefined;
+    }, 10_000);
+    assert.match(current, new RegExp(`^## Turn ${TOOL_TURN} ·`));
+    // The document's title bar carries the session actions.
+    for (const label of ["Reopen in Continue", "Fork Session Here", "Copy Session Id"]) {
+      await page.locator(`.editor-group-container.active .editor-actions [aria-label^="${label}"]`).first().waitFor({ state: "visible" });
+    }
+    await screenshot(page, "01-search-opens-session-at-turn");
+  });
+
+  scenario("2. Hovering a line a fixture edit wrote shows the session title and the diff", "02", async () => {
+    const { page } = editor;
+    await reset(page);
+    await openFile(page, "pricing.py");
+    const line = activeEditor(page).locator(".view-line", { hasText: WRITTEN_ROUND }).first();
+    await line.waitFor({ state: "visible" });
+    const hover = page.locator(".monaco-hover:visible", { hasText: TITLE_ROUND });
+    await until("the Deja hover", async () => {
+      const box = await line.locator("span span", { hasText: "round" }).first().boundingBox();
+      if (box === null) {
+        return undefined;
+      }
+      await page.mouse.move(box.x + 2, box.y + box.height / 2);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+      try {
+        await hover.first().waitFor({ state: "visible", timeout: 3000 });
+        return true;
+      } catch {
+        await page.mouse.move(5, 5);
+        return undefined;
+      }
+    }, 30_000);
+    const text = (await hover.first().innerText()).replace(/\u00a0/g, " ");
+    assert.match(text, new RegExp(TITLE_ROUND), "the hover names the session");
+    assert.match(text, /return total/, "the diff shows the replaced text");
+    assert.match(text, /return round\(total, 2\)/, "the diff shows the written text");
+    assert.match(text, /Open session/, "the hover links to the session");
+    await sleep(400); // the hover fades in
+    await screenshot(page, "02-hover");
+    await page.mouse.move(5, 5);
+    await page.keyboard.press("Escape");
+  });
+
+  scenario("3. Show Past Edits opens the peek with the right number of locations", "03", async () => {
+    const { page } = editor;
+    await reset(page);
+    await openFile(page, "pricing.py");
+    await runCommand(page, "Deja: Show Past Edits to This File");
+    // The quick pick lists every edit (3); the peek the places whose written text still stands (2).
+    const pick = quickInput(page);
+    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 2 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
+    assert.equal(await pick.locator(".quick-input-list .monaco-list-row").count(), 3);
+    const peek = page.locator(".peekview-widget").first();
+    await peek.waitFor({ state: "visible", timeout: 15_000 });
+    const references = peek.locator(".ref-tree .monaco-list-row");
+    await until("two peek locations", async () => ((await references.count()) === 2 ? true : undefined), 10_000);
+    assert.match((await peek.locator(".peekview-title").innerText()).replace(/\u00a0/g, " "), /\(2\)/, "the peek's title counts 2 locations");
+    const peekText = (await peek.locator(".ref-tree").innerText()).replace(/\u00a0/g, " ");
+    assert.match(peekText, /return round\(total, 2\)/);
+    assert.match(peekText, /return amount \* 0\.9/);
+    await screenshot(page, "03-peek-and-edits");
+    // Choosing an edit opens replaced vs written, titled with the session and time.
+    await pick.locator(".quick-input-list .monaco-list-row", { hasText: TITLE_DISCOUNT }).first().click();
+    const diffTab = page.locator(".tabs-container .tab.active", { hasText: TITLE_DISCOUNT });
+    await diffTab.waitFor({ state: "visible", timeout: 15_000 });
+    assert.match((await diffTab.textContent()) ?? "", /UTC/);
+    await page.locator(".editor-group-container.active .monaco-diff-editor").first().waitFor({ state: "visible" });
+    await until("the diff's written side", async () =>
+      ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
+    );
+    await screenshot(page, "03-diff-of-an-edit");
+  });
+
+  scenario("4. Fork Session Here runs `cn --fork <id>` in the session's folder", "04", async () => {
+    const { page } = editor;
+    await reset(page);
+    // From the session document's title bar (opened by scenario 1).
+    await page.locator(".tabs-container .tab", { hasText: SESSION_ROUND.slice(0, 8) }).first().click();
+    await page.locator('.editor-group-container.active .editor-actions [aria-label^="Fork Session Here"]').first().click();
+    const calls = await until("the stub cn to be run", () => {
+      const found = readCnLog(editor.cnLog);
+      return found.length > 0 ? found : undefined;
+    }, 30_000);
+    assert.deepEqual(calls[0].argv, ["--fork", SESSION_ROUND]);
+    assert.equal(calls[0].cwd, editor.fixture.workspace);
+    await page.locator(".notifications-toasts", { hasText: "starts a new Continue session" }).first().waitFor({ state: "visible", timeout: 10_000 });
+    await until("the fork terminal named after the session", async () =>
+      ((await page.locator(".terminal-tabs-entry, .single-terminal-tab, .terminal-tab, [aria-label*='Fork: Round prices']", { hasText: "Fork" }).count()) > 0 ||
+      (await page.locator("[aria-label*='Fork: Round prices']").count()) > 0
+        ? true
+        : undefined), 10_000);
+    await screenshot(page, "04-fork-terminal");
+  });
+
+  scenario("5. The Deja History view lists the workspace's sessions", "05", async () => {
+    const { page } = editor;
+    await reset(page);
+    // "Explorer: Focus on Deja History View" here (the view is in the Explorer without Continue).
+    await runCommand(page, "Focus on Deja History View");
+    const view = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Deja History" }) }).first();
+    await view.waitFor({ state: "visible" });
+    const rows = view.locator(".monaco-list-row");
+    await until("the two sessions of this workspace", async () => ((await rows.count()) >= 2 ? true : undefined), 15_000);
+    const labels = await rows.allInnerTexts();
+    assert.match(labels[0], new RegExp(TITLE_DISCOUNT), "newest first");
+    assert.match(labels[1], new RegExp(TITLE_ROUND));
+    assert.ok(!labels.some((label) => label.includes(TITLE_ELSEWHERE)), "only this workspace's sessions");
+    // A session expands to its turns.
+    await rows.nth(1).locator(".monaco-tl-twistie").click();
+    await until("the turns of the session", async () => ((await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).count()) > 0 ? true : undefined), 10_000);
+    await screenshot(page, "05-history-view");
+  });
+});

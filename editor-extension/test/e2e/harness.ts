@@ -1,0 +1,319 @@
+/** Starts code-server 4.139.1 (Node 24) with the packaged extension and a fixture, and drives it
+ * with playwright-core and Debian's chromium. Paths come from scripts/setup-e2e.sh (env). */
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, copyFileSync, existsSync, readdirSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { makeFixture, type Fixture } from "./fixture";
+
+export const EXTENSION_DIR = resolve(__dirname, "..", "..", "..");
+export const REPO = resolve(EXTENSION_DIR, "..");
+export const RESULTS = join(REPO, "test-results", "vscode-e2e");
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") {
+    throw new Error(`${name} is not set: run the e2e tests through scripts/test-all.sh (or scripts/e2e.sh)`);
+  }
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((done) => setTimeout(done, ms));
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) {
+        return value;
+      }
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ""}`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+export interface Editor {
+  root: string;
+  fixture: Fixture;
+  cnLog: string;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** Everything under a fresh temporary folder; code-server and chromium are stopped by close(). */
+export async function launch(): Promise<Editor> {
+  const codeServer = required("DEJA_CODE_SERVER");
+  const node24 = required("DEJA_NODE24_BIN");
+  const chromiumPath = process.env.DEJA_CHROMIUM ?? "/usr/bin/chromium";
+  const python = process.env.DEJA_TEST_PYTHON ?? join(REPO, ".venv", "bin", "python");
+  const vsix = process.env.DEJA_VSIX ?? join(EXTENSION_DIR, "dist", "deja.vsix");
+  for (const [what, path] of [["code-server", codeServer], ["the project's Python (make test creates .venv)", python], ["the packaged extension", vsix]] as const) {
+    if (!existsSync(path)) {
+      throw new Error(`${what} is missing: ${path}`);
+    }
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "deja-e2e-")));
+  const fixture = makeFixture(root);
+
+  // A stub `cn` first on PATH: records its argv and working directory.
+  const bin = join(root, "bin");
+  const cnLog = join(root, "cn-invocations.jsonl");
+  mkdirSync(bin);
+  writeFileSync(
+    join(bin, "cn"),
+    `#!/bin/sh\n# stub Continue CLI for the e2e tests\n"${process.execPath}" -e 'require("fs").appendFileSync(process.argv[1], JSON.stringify({argv: process.argv.slice(2), cwd: process.cwd()}) + "\\n")' "${cnLog}" "$@"\necho "stub cn: forked"\n`,
+  );
+  chmodSync(join(bin, "cn"), 0o755);
+
+  const userData = join(root, "user-data");
+  const extensions = join(root, "extensions");
+  mkdirSync(join(userData, "User"), { recursive: true });
+  writeFileSync(
+    join(userData, "User", "settings.json"),
+    JSON.stringify(
+      {
+        "deja.server.python": python,
+        "deja.continueRoot": fixture.store,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": false,
+        "workbench.enableExperiments": false,
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "chat.disableAIFeatures": true,
+        "security.workspace.trust.enabled": false,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoUpdate": false,
+        "extensions.autoCheckUpdates": false,
+        "extensions.ignoreRecommendations": true,
+        "editor.hover.delay": 200,
+        "editor.minimap.enabled": false,
+        "files.simpleDialog.enable": true,
+        "terminal.integrated.enablePersistentSessions": false,
+        "terminal.integrated.shellIntegration.enabled": false,
+        "window.restoreWindows": "none",
+        "workbench.colorTheme": "Default Dark Modern",
+      },
+      undefined,
+      2,
+    ),
+  );
+
+  // VS Code's server takes PATH from the user's login shell (`$SHELL -ilc`), for the extension
+  // host and the terminals alike: a home of our own whose profile puts the stub first.
+  const home = join(root, "home");
+  mkdirSync(home);
+  const profile = `export PATH="${bin}:$PATH"\n`;
+  writeFileSync(join(home, ".profile"), profile);
+  writeFileSync(join(home, ".bashrc"), profile);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${bin}:${node24}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    DEJA_HOME: join(root, "deja-home"),
+    HOME: home,
+    SHELL: "/bin/sh",
+    ENV: join(home, ".profile"),
+  };
+  delete env.DEJA_CONTINUE_ROOT;
+  delete env.CONTINUE_GLOBAL_DIR;
+
+  const install = spawnSync(codeServer, ["--extensions-dir", extensions, "--user-data-dir", userData, "--install-extension", vsix], { env, encoding: "utf8", timeout: 120_000 });
+  if (install.status !== 0) {
+    throw new Error(`installing the vsix failed: ${install.stdout}\n${install.stderr}`);
+  }
+
+  const port = await freePort();
+  const serverLog = join(RESULTS, "code-server.log");
+  const server: ChildProcess = spawn(
+    codeServer,
+    [
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--auth", "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--reconnection-grace-time", "30",
+      "--user-data-dir", userData,
+      "--extensions-dir", extensions,
+      fixture.workspace,
+    ],
+    { env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let serverOutput = "";
+  server.stdout?.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+  server.stderr?.on("data", (chunk: Buffer) => (serverOutput += chunk.toString()));
+
+  let context: BrowserContext | undefined;
+  const close = async () => {
+    try {
+      await context?.close();
+    } catch {
+      // already gone
+    }
+    if (server.pid !== undefined) {
+      try {
+        process.kill(-server.pid, "SIGTERM"); // the whole group: extension hosts and the sidecar too
+      } catch {
+        // already gone
+      }
+      await sleep(300);
+      try {
+        process.kill(-server.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    writeFileSync(serverLog, serverOutput);
+    copyDejaLog(userData);
+    if (process.env.DEJA_E2E_KEEP === undefined) {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+
+  try {
+    await until("code-server's /healthz", async () => {
+      if (server.exitCode !== null) {
+        throw new Error(`code-server exited: ${serverOutput}`);
+      }
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return response.ok ? true : undefined;
+    }, 30_000);
+
+    context = await chromium.launchPersistentContext(join(root, "chromium-profile"), {
+      executablePath: chromiumPath,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixture.workspace)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
+    return { root, fixture, cnLog, page, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(RESULTS, `${name}.png`) });
+}
+
+/** Runs a command from the palette. Commands reach the palette a few seconds after the workbench
+ * shows, and an open palette does not refresh: retry. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await until(`the command "${title}" in the palette`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 5000 });
+    await input.fill(`>${title}`);
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+    try {
+      await row.waitFor({ state: "visible", timeout: 2500 });
+    } catch {
+      return undefined;
+    }
+    await input.press("Enter");
+    return true;
+  }, 30_000, 500);
+}
+
+/** Opens a workspace file through Quick Open. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ state: "visible" });
+  await input.press("Enter");
+  await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ state: "visible" });
+}
+
+export function quickInput(page: Page): Locator {
+  return page.locator(".quick-input-widget");
+}
+
+export function activeEditor(page: Page): Locator {
+  return page.locator(".editor-group-container.active .editor-instance .monaco-editor").first();
+}
+
+/** The text of the line the cursor is on in the active editor (not the sticky-scroll copy). */
+export async function cursorLine(page: Page): Promise<string> {
+  return activeEditor(page).evaluate((element) => {
+    const active = element.querySelector<HTMLElement>(".margin-view-overlays .active-line-number");
+    const top = active?.parentElement?.style.top ?? active?.style.top;
+    if (top === undefined) {
+      return "";
+    }
+    const lines = Array.from(element.querySelectorAll<HTMLElement>(".lines-content .view-lines .view-line"));
+    const line = lines.find((candidate) => candidate.style.top === top);
+    return (line?.textContent ?? "").replace(/\u00a0/g, " ");
+  });
+}
+
+export function readCnLog(path: string): { argv: string[]; cwd: string }[] {
+  if (!existsSync(path)) {
+    return [];
+  }
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { argv: string[]; cwd: string });
+}
+
+/** Closes quick inputs, hovers and peeks a previous step may have left open. */
+export async function reset(page: Page): Promise<void> {
+  await page.mouse.move(5, 5);
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press("Escape");
+  }
+}
+
+/** The extension's "Deja" output channel, kept next to the screenshots. */
+function copyDejaLog(userData: string): void {
+  const found: string[] = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else if (/-Deja\.log$/.test(entry.name)) {
+        found.push(path);
+      }
+    }
+  };
+  try {
+    walk(join(userData, "logs"));
+    if (found.length > 0) {
+      copyFileSync(found[found.length - 1], join(RESULTS, "deja-output.log"));
+    }
+  } catch {
+    // no logs
+  }
+}

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  ago,
+  diffSides,
+  diffTitle,
+  editItem,
+  hitBadges,
+  hitItem,
+  hitLabel,
+  indexingText,
+  oneLine,
+  plainSnippet,
+  sessionDescription,
+  sessionsText,
+  standingRanges,
+  turnLabel,
+  when,
+} from "../../src/pure/format";
+import type { FileEvent, SearchHit, SessionSummary } from "../../src/pure/protocol";
+
+const NOW = Date.parse("2026-11-13T12:00:00Z");
+
+function hit(extra: Partial<SearchHit> = {}): SearchHit {
+  return {
+    session_id: "e5a07c33-1f6b-4d28-b9e4-6c2a8d0f1e03",
+    title: "Make parse_config close its file",
+    workspace: "/home/dev/api",
+    project: "api",
+    turn: 2,
+    time: "2026-11-10T09:30:00Z",
+    role: "edit",
+    snippet: "def **parse_config**(path):",
+    file: "/home/dev/api/src/config.py",
+    exit_code: null,
+    status: "done",
+    compacted: false,
+    deleted: false,
+    score: 4.2,
+    ...extra,
+  };
+}
+
+function event(extra: Partial<FileEvent> = {}): FileEvent {
+  return {
+    session_id: "s1",
+    title: "Round prices",
+    workspace: "/w",
+    turn: 2,
+    time: "2026-11-12T09:30:00Z",
+    role: "edit",
+    tool: "Edit",
+    status: "done",
+    path: "/w/src/pricing.py",
+    compacted: false,
+    request: "round it\nto cents",
+    hunks: [{ replaced: "    return total\n", written: "    return round(total, 2)\n", range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } } }],
+    range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } },
+    ...extra,
+  };
+}
+
+void test("relative times", () => {
+  assert.equal(ago("2026-11-13T11:59:30Z", NOW), "just now");
+  assert.equal(ago("2026-11-13T11:59:00Z", NOW), "1 minute ago");
+  assert.equal(ago("2026-11-13T09:00:00Z", NOW), "3 hours ago");
+  assert.equal(ago("2026-11-10T12:00:00Z", NOW), "3 days ago");
+  assert.equal(ago("2026-01-02T12:00:00Z", NOW), "2026-01-02");
+  assert.equal(ago(null, NOW), "unknown time");
+  assert.equal(ago("not a date", NOW), "unknown time");
+  assert.equal(when("2026-11-13T09:30:12Z"), "2026-11-13 09:30 UTC");
+});
+
+void test("one line, cut at a word", () => {
+  assert.equal(oneLine("a\n  b\tc"), "a b c");
+  assert.equal(oneLine("alpha beta gamma delta", 12), "alpha beta…");
+  assert.equal(oneLine(null), "");
+});
+
+void test("a search hit reads `title · project · when` with badges and a plain snippet", () => {
+  assert.equal(hitLabel(hit(), NOW), "Make parse_config close its file · api · 3 days ago");
+  assert.equal(plainSnippet("x **parse_config** y"), "x parse_config y");
+  const item = hitItem(hit(), NOW);
+  assert.equal(item.label, "$(edit) Make parse_config close its file · api · 3 days ago");
+  assert.equal(item.description, "edit · turn 2");
+  assert.equal(item.detail, "def parse_config(path):");
+  assert.equal(hitLabel(hit({ title: "", project: "" }), NOW), "Untitled session · /home/dev/api · 3 days ago");
+});
+
+void test("badges: exit codes, failures, compacted, deleted", () => {
+  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 1, status: "errored" })), ["command", "turn 2", "exit 1 ✗", "errored"]);
+  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 0 })), ["command", "turn 2", "exit 0"]);
+  assert.deepEqual(hitBadges(hit({ role: "user", status: null, compacted: true, deleted: true })), ["user", "turn 2", "compacted", "deleted"]);
+});
+
+void test("sessions in the tree mark compaction", () => {
+  const session: SessionSummary = {
+    id: "s1", title: "T", workspace: "/w", project: "w", started: "2026-11-12T12:00:00Z", last_active: "2026-11-13T10:00:00Z",
+    first_user: "a", last_user: "b", message_count: 3, size: 10, lost_context: true, kept_turns: 4, deleted: false, current: true,
+  };
+  assert.equal(sessionDescription(session, NOW), "2 hours ago · compacted · 4 turns only in Deja");
+  assert.equal(sessionDescription({ ...session, lost_context: false }, NOW), "2 hours ago");
+});
+
+void test("a turn is labelled by its request, else its first text", () => {
+  const record = (role: string, text: string | null) => ({ turn: 3, role, time: null, text, tool: null, status: null, path: null, exit_code: null, compacted: false });
+  assert.equal(turnLabel({ turn: 3, time: null, compacted: false, records: [record("edit", "x"), record("user", "fix\nthe bug")] }), "Turn 3 · fix the bug");
+  assert.equal(turnLabel({ turn: 4, time: null, compacted: false, records: [record("command", "npm test")] }), "Turn 4 · npm test");
+  assert.equal(turnLabel({ turn: 5, time: null, compacted: false, records: [] }), "Turn 5");
+});
+
+void test("past edits: rows, standing ranges and diff sides", () => {
+  const stands = event();
+  const gone = event({ turn: 1, hunks: [{ replaced: "a", written: "b", range: null }], range: null });
+  const written = event({ turn: 0, hunks: [{ replaced: null, written: "whole file", range: null }], range: null });
+  assert.equal(editItem(stands, NOW).description, "edited · turn 2 · still at line 8");
+  assert.equal(editItem(gone, NOW).description, "edited · turn 1 · no longer in the file");
+  assert.equal(editItem(written, NOW).description, "wrote · turn 0 · no longer in the file");
+  assert.equal(editItem(stands, NOW).detail, "“round it to cents”");
+  assert.deepEqual(standingRanges([stands, gone, stands]), [stands.range]);
+  assert.deepEqual(diffSides(written.hunks), { replaced: "", written: "whole file\n" });
+  assert.deepEqual(diffSides([{ replaced: "a", written: "b", range: null }, { replaced: "c\n", written: "d\n", range: null }]), { replaced: "a\n\n⋯\nc\n", written: "b\n\n⋯\nd\n" });
+  assert.equal(diffTitle(stands), "Round prices · 2026-11-12 09:30 UTC — pricing.py (replaced ↔ written)");
+});
+
+void test("status bar texts", () => {
+  assert.equal(indexingText("12/340 sessions", 3), "$(sync~spin) Deja: indexing 12/340 sessions");
+  assert.equal(indexingText(undefined, 42.4), "$(sync~spin) Deja: indexing 42%");
+  assert.equal(sessionsText(1, false), "$(history) Deja: 1 session");
+  assert.equal(sessionsText(500, true), "$(history) Deja: 500+ sessions");
+});
