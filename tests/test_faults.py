@@ -3,6 +3,7 @@ indexers on one DEJA_HOME, a broken sessions.json. Bounded in time and count."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -198,3 +199,64 @@ def test_store_rewritten_under_a_long_history(tmp_path: Path) -> None:
         history.close()
     data = json.loads((store / "sessions" / "sessions.json").read_text())
     assert [entry["sessionId"] for entry in data] == ["g1"]
+
+
+async def test_sidecar_while_continue_rewrites_files_and_the_cli_indexes_too(
+    tmp_path: Path,
+) -> None:
+    """`deja serve` watching the store while a writer rewrites it in place and `deja index`
+    runs on the same DEJA_HOME: the server stays up, nobody sees "database is locked", and once
+    the writer stops the index matches the store exactly."""
+    from lsprotocol import types
+    from pytest_lsp import client_capabilities
+    from pytest_lsp.client import make_test_lsp_client
+
+    from tests.lsp.conftest import SERVER, first_pass, plain
+
+    store, home = tmp_path / "store", tmp_path / "home"
+    folder = store / "sessions"
+    folder.mkdir(parents=True)
+    env = run_env(store, home)
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER, env=env)
+    try:
+        await client.initialize_session(
+            types.InitializeParams(capabilities=client_capabilities("visual-studio-code"))
+        )
+        await first_pass(client)
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), "4", "5"])
+        try:
+            while writer.poll() is None:
+                result = subprocess.run(
+                    [sys.executable, "-m", "deja", "index"],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                assert result.returncode == 0 and "locked" not in result.stderr.lower()
+                await asyncio.sleep(0.1)
+        finally:
+            writer.kill()
+            writer.wait()
+        # Let the watcher settle on the final files, then the server must still answer.
+        await asyncio.sleep(2)
+        found = plain(
+            await client.protocol.send_request_async(
+                "deja/search", {"query": "line", "scope": "all", "limit": 5}
+            )
+        )
+        assert found["hits"]
+        logs = " ".join(str(m.message) for m in client.log_messages)
+        assert "locked" not in logs.lower() and "Traceback" not in logs
+        await client.shutdown_session()
+    finally:
+        await client.stop()
+    subprocess.run(
+        [sys.executable, "-m", "deja", "index"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    index_matches_store(home, store)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import stat
 import subprocess
@@ -232,11 +233,12 @@ def test_index_never_touches_the_store(history: History, store: Path) -> None:
     assert snapshot(store) == before
 
 
+# A rebuild re-reads every session, so each killed pass is long enough to be cut anywhere.
 KILL_SCRIPT = """
 import sys
 from pathlib import Path
 from deja.query import History
-History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh()
+History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh(rebuild=True)
 """
 
 
@@ -257,15 +259,18 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
         write_session(store, session_doc(f"k{index:04d}", history_items))
     home = tmp_path / "home"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    for delay in (0.0, 0.2):
+    points = random.Random(20).sample(range(0, 600), 20)
+    killed = 0
+    for point in points:
         process = subprocess.Popen(
             [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)], env=env
         )
         deadline = time.monotonic() + 30
         while indexed_sessions(home) == 0 and time.monotonic() < deadline:
             time.sleep(0.005)
-        time.sleep(delay)
-        assert process.poll() is None, "the pass ended before it could be killed"
+        time.sleep(point / 1000)
+        if process.poll() is not None:
+            continue  # finished before this point: nothing to cut
         process.kill()
         process.wait()
         db = sqlite3.connect(home / "index.sqlite3")
@@ -274,6 +279,8 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
         counts = {n for (n,) in db.execute("SELECT count(*) FROM records GROUP BY session_id")}
         assert counts <= {40}
         db.close()
+        killed += 1
+    assert killed >= 15
     history = History(home=home, root=store)
     try:
         history.refresh()
