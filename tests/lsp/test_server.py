@@ -139,6 +139,17 @@ async def test_session_has_turns_and_markdown(client: Client) -> None:
         await client.request("deja/session", {"sessionId": "feedbeef00"})
 
 
+async def test_restore_gives_the_transcript_as_markdown(client: Client) -> None:
+    listing = await client.request("deja/restore", {})
+    assert listing["text"] == "" and listing["markdown"].startswith("```text")
+    restored = await client.request("deja/restore", {"sessionId": EDIT_SESSION})
+    assert restored["restored"] == [EDIT_SESSION]
+    assert restored["text"].startswith("# deja-restore-format: 1")
+    assert 'User: "parse_config leaks a file handle, fix it"' in restored["markdown"]
+    with pytest.raises(JsonRpcInvalidParams, match="give session numbers"):
+        await client.request("deja/restore", {"selection": "x", "scope": "all"})
+
+
 async def test_file_history_places_edits_in_the_document(client: Client, world: World) -> None:
     uri = client.open(world.config_py)
     result = await client.request("deja/fileHistory", {"uri": uri})

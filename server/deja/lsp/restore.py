@@ -1,0 +1,61 @@
+"""`deja/restore`: the restore-context transcript (see `deja restore`) for editors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deja.cli.render import session_json
+from deja.continue_store.workspace import normalize_workspace
+from deja.query import History
+from deja.query.restore import RestoreError, listing_lines
+
+from .context import DejaServer
+from .errors import RequestError, guarded
+from .params import Params
+
+RESTORE = "deja/restore"
+
+
+def restore_result(history: History, params: Params, folders: list[str]) -> dict[str, Any]:
+    """`selection` as `deja restore` takes it (`1,3`, `1-4`, `last`, `: topic`), or a
+    `sessionId`; the workspace is the editor's first folder unless `scope` is `all`."""
+    cwd = normalize_workspace(folders[0]) if folders else None
+    try:
+        result = history.restore(
+            params.text("selection") or "",
+            cwd=cwd or None,
+            all_workspaces=params.scope() == "all",
+            session=params.text("sessionId"),
+            topic=params.text("topic"),
+        )
+    except RestoreError as error:
+        raise RequestError(str(error)) from None
+    if result.text:
+        markdown = f"```text\n{result.text.replace('```', '` ` `')}\n```\n"
+    else:
+        lines = (
+            result.message.splitlines()
+            if result.message
+            else listing_lines(result.listing, scope_label=result.scope, total=result.total)
+        )
+        markdown = "\n".join(["```text", *lines, "```", ""])
+    return {
+        "scope": result.scope,
+        "notes": result.notes,
+        "topic": result.topic,
+        "text": result.text,
+        "message": result.message,
+        "markdown": markdown,
+        "listing": [
+            {"number": item.number, **session_json(item.session)} for item in result.listing
+        ],
+        "restored": [r.session.id for r in result.restored],
+    }
+
+
+def register(server: DejaServer) -> None:
+    @server.feature(RESTORE)
+    @guarded(RESTORE)
+    async def restore(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(RESTORE, params)
+        return restore_result(await ls.ready(), parsed, ls.folders())
