@@ -30,7 +30,7 @@ def main() -> int:
         report = history.refresh()
         print(
             style.bold(
-                f"Indexed {root}: {report.sessions} sessions, {report.changed} read "
+                f"Indexed {root}: {report.sessions} sessions, {report.changed} indexed "
                 f"in {report.seconds:.2f} s, {len(report.errors)} unreadable"
             )
         )
