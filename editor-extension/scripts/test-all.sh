@@ -66,6 +66,7 @@ if step "npm ci" ensure_node_modules; then
       export DEJA_NODE24_BIN DEJA_CODE_SERVER DEJA_CHROMIUM
       PY="${DEJA_TEST_PYTHON:-$(cd .. && pwd)/.venv/bin/python}"
       if [ -x "$PY" ] && "$PY" -c 'import deja.lsp.server' 2>/dev/null; then
+        rm -rf ../test-results/vscode-e2e
         node_tests "$DEJA_NODE24_BIN/node" e2e out/test/e2e/*.test.js
       else
         echo "✖ e2e: $PY cannot run Deja's server (make test creates .venv first)" >&2

@@ -3,6 +3,7 @@
  * in order; each saves a screenshot to test-results/vscode-e2e/. */
 
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import {
   SESSION_ROUND,
@@ -14,9 +15,18 @@ import {
   WRITTEN_DISCOUNT,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, launch, openFile, quickInput, readCnLog, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
+
+async function sessionsCounted(page: Editor["page"]): Promise<void> {
+  // The sidecar started, indexed the fixture and answered: the status bar counts this workspace's sessions.
+  await until(
+    "the status bar to say `Deja: 2 sessions`",
+    async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined),
+    60_000,
+  );
+}
 
 /** A test that leaves `<slug>-FAILED.png` behind when it fails. */
 function scenario(name: string, slug: string, body: () => Promise<void>): void {
@@ -33,13 +43,7 @@ function scenario(name: string, slug: string, body: () => Promise<void>): void {
 void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
   before(async () => {
     editor = await launch();
-    const { page } = editor;
-    // The sidecar started, indexed the fixture and answered: the status bar counts this workspace's sessions.
-    await until(
-      "the status bar to say `Deja: 2 sessions`",
-      async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined),
-      60_000,
-    );
+    await sessionsCounted(editor.page);
   });
 
   after(async () => {
@@ -62,6 +66,16 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     assert.match(rowText, /command/, "the row carries the role badge");
     assert.match(rowText, /zanzibar/, "the row shows the snippet");
     await screenshot(page, "01-search-quickpick");
+    // Another workspace's session is found only once the button (Alt+S) switches to all workspaces.
+    await input.fill("braintree_invoice");
+    await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: "No Continue session matches" }).waitFor({ state: "visible", timeout: 15_000 });
+    await input.press("Alt+S");
+    await quickInput(page).locator(".quick-input-title", { hasText: "all workspaces" }).waitFor({ state: "visible" });
+    await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: TITLE_ELSEWHERE }).first().waitFor({ state: "visible", timeout: 15_000 });
+    await quickInput(page).locator(".quick-input-titlebar .quick-input-right-action-bar .action-label").first().click(); // the scope button
+    await quickInput(page).locator(".quick-input-title", { hasText: "this workspace" }).waitFor({ state: "visible" });
+    await input.fill(TOOL_WORD);
+    await row.waitFor({ state: "visible", timeout: 15_000 });
     await input.press("Enter");
     const tab = page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) });
     await tab.waitFor({ state: "visible", timeout: 15_000 });
@@ -107,8 +121,10 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     assert.match(text, /Open session/, "the hover links to the session");
     await sleep(400); // the hover fades in
     await screenshot(page, "02-hover");
-    await page.mouse.move(5, 5);
-    await page.keyboard.press("Escape");
+    // Its links are trusted command links: "Open session" opens the session at the edit's turn.
+    await hover.first().locator("a", { hasText: "Open session" }).click();
+    await page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) }).waitFor({ state: "visible", timeout: 15_000 });
+    await until("the edit's turn", async () => ((await cursorLine(page)).startsWith("## Turn 2 ·") ? true : undefined), 10_000);
   });
 
   scenario("3. Show Past Edits opens the peek with the right number of locations", "03", async () => {
@@ -139,6 +155,11 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
       ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
     );
     await screenshot(page, "03-diff-of-an-edit");
+    // The code lens at the top of the file runs the same command.
+    await openFile(page, "pricing.py");
+    await activeEditor(page).locator(".contentWidgets .codelens-decoration a", { hasText: "2 Continue sessions touched this file" }).first().click();
+    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py" }).waitFor({ state: "visible", timeout: 15_000 });
+    await reset(page);
   });
 
   scenario("4. Fork Session Here runs `cn --fork <id>` in the session's folder", "04", async () => {
@@ -179,5 +200,63 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     await rows.nth(1).locator(".monaco-tl-twistie").click();
     await until("the turns of the session", async () => ((await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).count()) > 0 ? true : undefined), 10_000);
     await screenshot(page, "05-history-view");
+    // The status bar item opens Search History.
+    await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).first().click();
+    await quickInput(page).locator(".quick-input-title", { hasText: "Deja: Search History" }).waitFor({ state: "visible" });
+    await reset(page);
+  });
+});
+
+void describe("Deja next to Continue (a stand-in Continue extension)", { timeout: 180_000 }, () => {
+  before(async () => {
+    editor = await launch({ withContinue: true });
+    await sessionsCounted(editor.page);
+  });
+
+  after(async () => {
+    if (editor !== undefined) {
+      await editor.close();
+    }
+  });
+
+  scenario("6. The history view sits in Continue's container; Reopen in Continue loads the session there", "06", async () => {
+    const { page } = editor;
+    await reset(page);
+    await runCommand(page, "Continue: Focus on Deja History View");
+    await page.locator(".part.sidebar .composite.title", { hasText: /continue/i }).first().waitFor({ state: "visible" });
+    const view = page.locator(".part.sidebar .pane", { has: page.locator(".pane-header", { hasText: "Deja History" }) }).first();
+    const row = view.locator(".monaco-list-row", { hasText: TITLE_ROUND }).first();
+    await row.waitFor({ state: "visible", timeout: 15_000 });
+    assert.equal(await page.locator(".part.sidebar .pane-header", { hasText: "Deja History" }).count(), 1, "one Deja History view");
+    // The inline action on the session's row.
+    await row.hover();
+    await row.locator('.actions [aria-label^="Reopen in Continue"]').first().click();
+    const calls = await until("Continue's commands", () => {
+      const found = readJsonLines<{ command: string; args: unknown[] }>(editor.continueLog);
+      return found.some((call) => call.command === "continue.focusContinueSessionId") ? found : undefined;
+    }, 20_000);
+    assert.deepEqual(calls[0], { command: "continue.navigateTo", args: ["/", false] });
+    assert.deepEqual(calls.find((call) => call.command === "continue.focusContinueSessionId")?.args, [SESSION_ROUND]);
+    await screenshot(page, "06-history-in-continue-and-reopen");
+  });
+
+  scenario("7. A Python without Deja: one notification naming the fix; fixing the setting restarts the server", "07", async () => {
+    const { page } = editor;
+    await reset(page);
+    const good = readFileSync(editor.userSettings, "utf8");
+    const settings = JSON.parse(good) as Record<string, unknown>;
+    const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "/nonexistent/bin/python3";
+    await editUserSettings(page, JSON.stringify({ ...settings, "deja.server.python": python }, undefined, 2));
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "Deja:" });
+    await toast.first().waitFor({ state: "visible", timeout: 30_000 });
+    const text = await toast.first().innerText();
+    assert.match(text, /deja\.server\.python/, "the notification names the setting to fix");
+    assert.match(text, python.startsWith("/usr") ? /does not have Deja installed/ : /was not found/);
+    await sleep(2000);
+    assert.equal(await toast.count(), 1, "one notification, not one per failure");
+    await page.locator(".statusbar-item", { hasText: "Deja" }).first().waitFor({ state: "visible" });
+    await screenshot(page, "07-server-cannot-start");
+    await editUserSettings(page, good);
+    await sessionsCounted(page);
   });
 });

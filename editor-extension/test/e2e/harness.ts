@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { writeContinueStub } from "./continueStub";
 import { makeFixture, type Fixture } from "./fixture";
 
 export const EXTENSION_DIR = resolve(__dirname, "..", "..", "..");
@@ -60,12 +61,20 @@ export interface Editor {
   root: string;
   fixture: Fixture;
   cnLog: string;
+  continueLog: string;
+  /** code-server's user settings.json (VS Code reloads it when it changes). */
+  userSettings: string;
   page: Page;
   close(): Promise<void>;
 }
 
 /** Everything under a fresh temporary folder; code-server and chromium are stopped by close(). */
-export async function launch(): Promise<Editor> {
+export interface LaunchOptions {
+  /** Install a stand-in for the Continue extension too. */
+  withContinue?: boolean;
+}
+
+export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   const codeServer = required("DEJA_CODE_SERVER");
   const node24 = required("DEJA_NODE24_BIN");
   const chromiumPath = process.env.DEJA_CHROMIUM ?? "/usr/bin/chromium";
@@ -146,8 +155,20 @@ export async function launch(): Promise<Editor> {
     throw new Error(`installing the vsix failed: ${install.stdout}\n${install.stderr}`);
   }
 
+  const continueLog = join(root, "continue-commands.jsonl");
+  if (options.withContinue === true) {
+    const stub = join(root, "continue-stub");
+    writeContinueStub(stub, continueLog);
+    const vsce = join(EXTENSION_DIR, "node_modules", ".bin", "vsce");
+    const packed = spawnSync(vsce, ["package", "--allow-missing-repository", "--skip-license", "--out", join(root, "continue-stub.vsix")], { cwd: stub, encoding: "utf8" });
+    const installed = packed.status === 0 ? spawnSync(codeServer, ["--extensions-dir", extensions, "--user-data-dir", userData, "--install-extension", join(root, "continue-stub.vsix")], { env, encoding: "utf8", timeout: 120_000 }) : packed;
+    if (installed.status !== 0) {
+      throw new Error(`installing the Continue stub failed: ${installed.stdout}\n${installed.stderr}`);
+    }
+  }
+
   const port = await freePort();
-  const serverLog = join(RESULTS, "code-server.log");
+  const serverLog = join(RESULTS, options.withContinue === true ? "code-server-with-continue.log" : "code-server.log");
   const server: ChildProcess = spawn(
     codeServer,
     [
@@ -188,7 +209,7 @@ export async function launch(): Promise<Editor> {
       }
     }
     writeFileSync(serverLog, serverOutput);
-    copyDejaLog(userData);
+    copyDejaLog(userData, options.withContinue === true ? "deja-output-with-continue.log" : "deja-output.log");
     if (process.env.DEJA_E2E_KEEP === undefined) {
       rmSync(root, { recursive: true, force: true });
     }
@@ -212,7 +233,7 @@ export async function launch(): Promise<Editor> {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixture.workspace)}`);
     await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-    return { root, fixture, cnLog, page, close };
+    return { root, fixture, cnLog, continueLog, userSettings: join(userData, "User", "settings.json"), page, close };
   } catch (error) {
     await close();
     throw error;
@@ -243,16 +264,26 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   }, 30_000, 500);
 }
 
-/** Opens a workspace file through Quick Open. */
+/** Opens a workspace file through Quick Open (retried: a keystroke can land before the picker
+ * has filtered). */
 export async function openFile(page: Page, name: string): Promise<void> {
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("Control+P");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(name);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ state: "visible" });
-  await input.press("Enter");
-  await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor({ state: "visible" });
+  const tab = page.locator(".tabs-container .tab.active", { hasText: name });
+  await until(`${name} open in the editor`, async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+P");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ state: "visible", timeout: 5000 });
+    await input.fill(name);
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first();
+    await row.waitFor({ state: "visible", timeout: 5000 });
+    await row.click();
+    try {
+      await tab.waitFor({ state: "visible", timeout: 3000 });
+      return true;
+    } catch {
+      return undefined;
+    }
+  }, 30_000, 300);
 }
 
 export function quickInput(page: Page): Locator {
@@ -277,6 +308,16 @@ export async function cursorLine(page: Page): Promise<string> {
   });
 }
 
+export function readJsonLines<T>(path: string): T[] {
+  if (!existsSync(path)) {
+    return [];
+  }
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as T);
+}
+
 export function readCnLog(path: string): { argv: string[]; cwd: string }[] {
   if (!existsSync(path)) {
     return [];
@@ -296,7 +337,7 @@ export async function reset(page: Page): Promise<void> {
 }
 
 /** The extension's "Deja" output channel, kept next to the screenshots. */
-function copyDejaLog(userData: string): void {
+function copyDejaLog(userData: string, name: string): void {
   const found: string[] = [];
   const walk = (folder: string) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -311,9 +352,25 @@ function copyDejaLog(userData: string): void {
   try {
     walk(join(userData, "logs"));
     if (found.length > 0) {
-      copyFileSync(found[found.length - 1], join(RESULTS, "deja-output.log"));
+      copyFileSync(found[found.length - 1], join(RESULTS, name));
     }
   } catch {
     // no logs
   }
+}
+
+/** Replaces the user settings through VS Code's own settings.json editor (code-server does not
+ * notice the file changing underneath it). VS Code 1.139 opens it in a modal editor. */
+export async function editUserSettings(page: Page, json: string): Promise<void> {
+  await runCommand(page, "Preferences: Open User Settings (JSON)");
+  const editor = page.locator(".monaco-editor", { has: page.locator(".view-line", { hasText: "deja.continueRoot" }) }).last();
+  await editor.waitFor({ state: "visible" });
+  await editor.locator(".view-lines").click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(json);
+  await page.keyboard.press("Control+S");
+  await sleep(1000);
+  await page.keyboard.press("Control+W");
+  await reset(page);
 }
