@@ -10,7 +10,6 @@ import re
 import shlex
 import time
 
-from deja.cli.render import ago, human_size, iso
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -21,6 +20,8 @@ from deja.query import (
     TurnRecord,
 )
 from deja.query.fork import ForkCommand
+from deja.units import ago, human_size
+from deja.units import iso_time as iso
 
 _INLINE = re.compile(r"([\\`*_\[\]<>|~])")
 # What starts a heading, quote, list or rule at the beginning of a line.

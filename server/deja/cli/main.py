@@ -15,6 +15,7 @@ from typing import Any
 
 from deja.index import PassReport
 from deja.query import SEARCH_ROLES, History, QueryError, SearchQuery, UnknownSession
+from deja.units import human_size
 
 from . import render
 from .progress import ProgressBar
@@ -321,8 +322,8 @@ def cmd_stats(args: argparse.Namespace, history: History) -> int:
         return [
             f"sessions: {stats.sessions} ({stats.deleted_sessions} deleted from the store)",
             f"records: {stats.records} ({stats.compacted_records} compacted: only Deja has them)",
-            f"index: {render.human_size(stats.index_bytes)}{ratio} at {stats.index_path}",
-            f"store: {render.human_size(stats.store_bytes)} at {stats.store_path}",
+            f"index: {human_size(stats.index_bytes)}{ratio} at {stats.index_path}",
+            f"store: {human_size(stats.store_bytes)} at {stats.store_path}",
             f"last change indexed: {render.iso(stats.last_pass) or 'never'}",
         ]
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import orjson
@@ -21,6 +19,7 @@ from deja.query import (
     Stats,
     TurnRecord,
 )
+from deja.units import ago, human_size, iso_time
 
 JSON_SCHEMA = 1
 
@@ -56,35 +55,7 @@ class Style:
 
 
 def iso(timestamp: float | None) -> str | None:
-    if timestamp is None:
-        return None
-    return (
-        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    )
-
-
-def ago(timestamp: float, now: float | None = None) -> str:
-    seconds = max(0.0, (now or time.time()) - timestamp)
-    for unit, size in (
-        ("year", 31_536_000),
-        ("month", 2_592_000),
-        ("day", 86_400),
-        ("hour", 3_600),
-        ("minute", 60),
-    ):
-        if seconds >= size:
-            count = int(seconds // size)
-            return f"{count} {unit}{'s' if count > 1 else ''} ago"
-    return "just now"
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
+    return None if timestamp is None else iso_time(timestamp)
 
 
 def markdown_snippet(snippet: str) -> str:

@@ -9,7 +9,7 @@ from urllib.parse import quote
 from lsprotocol import types
 
 from deja import render_markdown
-from deja.cli.render import ago
+from deja.units import ago
 
 from .commands import FORK_SESSION, SHOW_FILE_HISTORY, SHOW_SESSION
 from .context import DejaServer

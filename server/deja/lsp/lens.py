@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from deja.cli.render import ago
+from deja.units import ago
 
 from .commands import SHOW_FILE_HISTORY, SHOW_SESSION
 from .context import DejaServer

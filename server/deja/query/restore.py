@@ -15,12 +15,14 @@ import sqlite3
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 import orjson
 
 import deja
+from deja.units import human_size
+from deja.units import iso_time as iso
 
 from .scope import Scope
 from .search import SearchQuery, search
@@ -258,12 +260,6 @@ class _Boundary:
     summary: Entry | None  # None: the file lost turns without leaving a summary
     removed: bool  # the turns above are no longer in Continue's file
     earlier: bool = True  # the index holds turns above it (none: compacted before Deja saw it)
-
-
-def iso(timestamp: float) -> str:
-    return (
-        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    )
 
 
 def relative_path(path: str | None, workspace: str) -> str:
@@ -561,15 +557,6 @@ def git_commits(workspace: str, since: float, until: float) -> str | None:
 class ListedSession:
     number: int  # 0: the current session, listed only when it lost context
     session: SessionSummary
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB"):
-        if value < 1024:
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
 
 
 def listing_lines(
