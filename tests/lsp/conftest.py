@@ -17,6 +17,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from deja.lsp.params import plain
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 SERVER = [sys.executable, "-m", "deja", "serve"]
@@ -127,15 +128,6 @@ def world(tmp_path: Path) -> World:
 @pytest.fixture(scope="module")
 def shared_world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return make_world(tmp_path_factory.mktemp("lsp"))
-
-
-def plain(value: Any) -> Any:
-    """pygls gives custom results as namedtuples: back to dicts and lists."""
-    if hasattr(value, "_asdict"):
-        return {key: plain(item) for key, item in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [plain(item) for item in value]
-    return value
 
 
 async def until(check: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
