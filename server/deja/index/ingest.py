@@ -33,14 +33,16 @@ def _hunks_json(record: Record) -> str | None:
 
 
 def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None:
-    cursor = db.cursor()
-    for record in session.records:
+    # Ids are given here (the caller holds the write lock) so both tables take one batch each.
+    first = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
+    rows = []
+    texts = []
+    for offset, record in enumerate(session.records):
         # Turns after a compaction continue the timeline of the turns the index kept.
         time = turn_time(session.started, session.last_active, base + record.turn)
-        cursor.execute(
-            "INSERT INTO records (session_id, turn, role, time, tool, status, path, exit_code,"
-            " output, args, hunks) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows.append(
             (
+                first + offset,
                 session.id,
                 base + record.turn,
                 record.role,
@@ -52,12 +54,15 @@ def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None
                 record.output,
                 record.args,
                 _hunks_json(record),
-            ),
+            )
         )
-        cursor.execute(
-            "INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)",
-            (cursor.lastrowid, record.text, identifier_parts(record.text)),
-        )
+        texts.append((first + offset, record.text, identifier_parts(record.text)))
+    db.executemany(
+        "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
+        " output, args, hunks) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    db.executemany("INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)", texts)
 
 
 def _delete_live(db: sqlite3.Connection, session_id: str) -> None:
