@@ -690,3 +690,18 @@ def test_command_last_with_no_previous_session_exits_0(
     )
     out = deja(env, workspace, "last")
     assert (out.returncode, out.stdout, out.stderr) == (0, NO_PREVIOUS + "\n", "")
+
+
+def test_forget_removes_the_cached_transcript(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_session(store, session_doc("f1", [user("private plans for the launch")]))
+    history = History(home=tmp_path / "home", root=store)
+    try:
+        history.refresh()
+        history.restore(session="f1")
+        cache = tmp_path / "home" / "restore-cache"
+        assert list(cache.glob("*.json"))
+        history.forget_session("f1")
+        assert list(cache.glob("*.json")) == []
+    finally:
+        history.close()

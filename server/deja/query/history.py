@@ -217,7 +217,18 @@ class History:
         )
 
     def forget_session(self, session_id: str) -> bool:
-        return self.index.forget_session(self.resolve_session(session_id))
+        found = self.index.forget_session(self.resolve_session(session_id))
+        self._prune_restore_cache()
+        return found
 
     def forget_workspace(self, directory: str) -> int:
-        return self.index.forget_workspace(os.path.abspath(directory))
+        count = self.index.forget_workspace(os.path.abspath(directory))
+        self._prune_restore_cache()
+        return count
+
+    def _prune_restore_cache(self) -> None:
+        """A forgotten session's restore transcript must not outlive it on disk."""
+        from . import restore as restore_queries
+
+        cache = restore_queries.SectionCache(self.home / restore_queries.CACHE_DIR)
+        cache.prune(row[0] for row in self.db.execute("SELECT id FROM sessions"))
