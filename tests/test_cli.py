@@ -257,3 +257,24 @@ def test_cli_leaves_the_store_untouched(env: dict[str, str]) -> None:
     ):
         deja(env, *args)
     assert snapshot(store) == before
+
+
+def test_forget_human_and_json(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    shutil.copytree(SAMPLE, store)
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(store),
+        "DEJA_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "NO_COLOR": "1",
+    }
+    deja(env, "index")
+    human = deja(env, "forget", "--session", COMPACTED[:8]).stdout
+    assert f"forgot session {COMPACTED}" in human
+    assert envelope(deja(env, "search", "FastAPI", "--all", "--json"), "search")["hits"] == []
+    data = envelope(deja(env, "forget", "--workspace", "/home/dev/webapp", "--json"), "forget")
+    assert data["sessions"] == 1
+    assert envelope(deja(env, "search", "flaky", "--all", "--json"), "search")["hits"] == []
+    deja(env, "index", "--rebuild")
+    assert envelope(deja(env, "search", "FastAPI", "--all", "--json"), "search")["hits"] == []
