@@ -155,8 +155,11 @@ export function sessionTooltip(session: SessionSummary): string {
 /** A turn in the tree: its user request, else its first text. */
 export function turnLabel(turn: SessionTurn): string {
   const user = turn.records.find((record) => record.role === "user" && record.text);
-  const first = user ?? turn.records.find((record) => record.text);
-  const text = oneLine(first?.text ?? "", 70);
+  const first = user ?? turn.records.find((record) => record.text || record.path);
+  let text = oneLine(first?.text ?? "", 70);
+  if (first !== undefined && first !== user && first.path && (first.role === "read" || first.role === "edit")) {
+    text = `${first.role === "read" ? "read" : "edited"} ${baseName(first.path)}`;
+  }
   return `Turn ${turn.turn}${text ? ` · ${text}` : ""}`;
 }
 

@@ -11,8 +11,10 @@ import {
   TITLE_ELSEWHERE,
   TITLE_ROUND,
   TOOL_TURN,
+  TITLE_LATE,
   TOOL_WORD,
   WRITTEN_DISCOUNT,
+  writeLateSession,
   WRITTEN_ROUND,
 } from "./fixture";
 import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
@@ -190,6 +192,11 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     await runCommand(page, "Focus on Deja History View");
     const view = page.locator(".pane", { has: page.locator(".pane-header", { hasText: "Deja History" }) }).first();
     await view.waitFor({ state: "visible" });
+    // Room for the view: fold the Explorer's folder section.
+    const folders = page.locator(".part.sidebar .pane-header.expanded", { hasText: "shop" }).first();
+    if ((await folders.count()) > 0) {
+      await folders.click();
+    }
     const rows = view.locator(".monaco-list-row");
     await until("the two sessions of this workspace", async () => ((await rows.count()) >= 2 ? true : undefined), 15_000);
     const labels = await rows.allInnerTexts();
@@ -200,8 +207,15 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     await rows.nth(1).locator(".monaco-tl-twistie").click();
     await until("the turns of the session", async () => ((await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).count()) > 0 ? true : undefined), 10_000);
     await screenshot(page, "05-history-view");
+    // A session Continue writes now reaches the view and the status bar (deja/indexChanged).
+    writeLateSession(editor.fixture.store, editor.fixture.workspace);
+    await view.locator(".monaco-list-row", { hasText: TITLE_LATE }).first().waitFor({ state: "visible", timeout: 15_000 });
+    assert.match((await rows.first().innerText()), new RegExp(TITLE_LATE), "the new session comes first");
+    const status = page.locator(".statusbar-item", { hasText: "Deja: 3 sessions" }).first();
+    await status.waitFor({ state: "visible", timeout: 10_000 });
+    await screenshot(page, "05-history-view-refreshed");
     // The status bar item opens Search History.
-    await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).first().click();
+    await status.click();
     await quickInput(page).locator(".quick-input-title", { hasText: "Deja: Search History" }).waitFor({ state: "visible" });
     await reset(page);
   });

@@ -68,6 +68,21 @@ function edit(path: string, oldText: string, newText: string): Json {
   return tool("Edit", { file_path: path, old_string: oldText, new_string: newText }, `Successfully edited ${path}`);
 }
 
+export const SESSION_LATE = "d4e3f6a5-8c9b-4f0a-9b1c-3d4e5f6a7b04";
+export const TITLE_LATE = "Cache the tax table";
+
+/** A session Continue writes while the editor is open (the watcher must pick it up). */
+export function writeLateSession(store: string, workspace: string): void {
+  const file = join(store, "sessions", `${SESSION_LATE}.json`);
+  const document = {
+    sessionId: SESSION_LATE,
+    title: TITLE_LATE,
+    workspaceDirectory: workspace,
+    history: [user("cache TAX_RATE lookups"), assistant("Done: the table is read once.")],
+  };
+  writeFileSync(file, JSON.stringify(document, undefined, 2));
+}
+
 export interface Fixture {
   store: string;
   workspace: string;

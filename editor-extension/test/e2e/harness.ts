@@ -267,15 +267,22 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 /** Opens a workspace file through Quick Open (retried: a keystroke can land before the picker
  * has filtered). */
 export async function openFile(page: Page, name: string): Promise<void> {
-  const tab = page.locator(".tabs-container .tab.active", { hasText: name });
+  const tab = page.locator(`.tabs-container .tab.active[data-resource-name="${name}"]`);
+  const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
   await until(`${name} open in the editor`, async () => {
+    const open = page.locator(`.tabs-container .tab[data-resource-name="${name}"]`).first();
+    if ((await open.count()) > 0) {
+      await open.click();
+      return (await tab.count()) > 0 ? true : undefined;
+    }
     await page.keyboard.press("Escape");
     await page.keyboard.press("Control+P");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 5000 });
     await input.fill(name);
-    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first();
+    const row = page.locator(".quick-input-list .monaco-list-row").filter({ has: page.locator(".label-name", { hasText: exact }) }).first();
     await row.waitFor({ state: "visible", timeout: 5000 });
+    await sleep(500); // file search results arrive late and reorder the list
     await row.click();
     try {
       await tab.waitFor({ state: "visible", timeout: 3000 });

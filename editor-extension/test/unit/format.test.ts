@@ -107,6 +107,10 @@ void test("a turn is labelled by its request, else its first text", () => {
   assert.equal(turnLabel({ turn: 3, time: null, compacted: false, records: [record("edit", "x"), record("user", "fix\nthe bug")] }), "Turn 3 · fix the bug");
   assert.equal(turnLabel({ turn: 4, time: null, compacted: false, records: [record("command", "npm test")] }), "Turn 4 · npm test");
   assert.equal(turnLabel({ turn: 5, time: null, compacted: false, records: [] }), "Turn 5");
+  const read = { ...record("read", "Read /w/src/pricing.py"), path: "/w/src/pricing.py" };
+  assert.equal(turnLabel({ turn: 6, time: null, compacted: false, records: [read] }), "Turn 6 · read pricing.py");
+  const edit = { ...record("edit", null), path: "C:\\w\\app.ts" };
+  assert.equal(turnLabel({ turn: 7, time: null, compacted: false, records: [edit] }), "Turn 7 · edited app.ts");
 });
 
 void test("past edits: rows, standing ranges and diff sides", () => {
