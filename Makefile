@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck pytest bench bench-tiny tools clean
+.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PY) -m deja.demo
+	@vsix="$$(bash editor-extension/scripts/package.sh)" && \
+	  echo && echo "VS Code extension: code --install-extension $$vsix" && \
+	  echo "  (then set deja.server.python to $(CURDIR)/$(PY))"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench fixtures
@@ -31,7 +34,11 @@ pytest: $(STAMP)
 tools:
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 
-test: lint typecheck pytest bench-tiny
+test: lint typecheck pytest editor-test bench-tiny
+
+# The VS Code extension: lint, unit tests, and end to end in a real VS Code (code-server).
+editor-test: $(STAMP)
+	bash editor-extension/scripts/test-all.sh
 
 # The bench on a tiny store, so it cannot rot; `make bench` gives the figures in bench/RESULTS.md.
 bench-tiny: $(STAMP) tools
