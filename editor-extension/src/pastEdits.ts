@@ -7,6 +7,8 @@ import { Methods, type FileEvent, type FileHistoryResult, type LspRange } from "
 import { EDIT_SCHEME } from "./pure/sessionUri";
 import { errorText, type Sidecar } from "./sidecar";
 
+const MAX_TEXTS = 200;
+
 interface EditPick extends vscode.QuickPickItem {
   event: FileEvent;
 }
@@ -27,6 +29,14 @@ class EditTexts implements vscode.TextDocumentContentProvider {
   add(side: "replaced" | "written", name: string, text: string, key: number): vscode.Uri {
     const path = `/${key}/${side}/${name}`;
     this.texts.set(path, text);
+    // Keep the texts of the last diffs only (a Map iterates in insertion order).
+    while (this.texts.size > MAX_TEXTS) {
+      const oldest = this.texts.keys().next().value;
+      if (oldest === undefined) {
+        break;
+      }
+      this.texts.delete(oldest);
+    }
     return vscode.Uri.from({ scheme: EDIT_SCHEME, path });
   }
 
