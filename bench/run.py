@@ -296,7 +296,7 @@ def main() -> int:
                     "ripgrep over the store (no index)",
                     f"p50 {ms(rg_s['p50'])}",
                     f"{rg_s['p50'] / ours['p50']:.0f}× our in-process p50; "
-                    f"{rg_s['p50'] / e2e['p50']:.1f}× our end to end",
+                    f"{rg_s['p50'] / e2e['p50']:.2f}× our end to end",
                 )
             )
         else:
