@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
 import { PastEdits } from "./pastEdits";
 import { Commands } from "./pure/protocol";
+import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
 import { SessionDocuments } from "./sessions";
 import { Sidecar } from "./sidecar";
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): void {
     pastEdits,
     tree,
     new SearchHistory(server, sessions),
+    new RestoreContext(server),
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
     vscode.commands.registerCommand(Commands.restartServer, () => server.restart("Deja: Restart Server")),

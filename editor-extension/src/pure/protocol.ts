@@ -120,12 +120,31 @@ export interface ForkCommandResult {
   note: string;
 }
 
+export interface RestoreListingItem {
+  number: number;
+  id: string;
+  title?: string | null;
+  [field: string]: unknown;
+}
+
+export interface RestoreResult {
+  text: string;
+  markdown: string;
+  message: string;
+  listing: RestoreListingItem[];
+  restored: string[];
+  scope: string;
+  notes: string[];
+  topic: string | null;
+}
+
 export const Methods = {
   search: "deja/search",
   sessions: "deja/sessions",
   session: "deja/session",
   fileHistory: "deja/fileHistory",
   forkCommand: "deja/forkCommand",
+  restore: "deja/restore",
   indexChanged: "deja/indexChanged",
 } as const;
 
@@ -151,4 +170,6 @@ export const Commands = {
   reopenInContinue: "deja.vscode.reopenInContinue",
   copySessionId: "deja.vscode.copySessionId",
   refreshHistory: "deja.vscode.refreshHistory",
+  restoreContext: "deja.vscode.restoreContext",
+  copyRestore: "deja.vscode.copyRestore",
 } as const;

@@ -42,7 +42,7 @@ function scenario(name: string, slug: string, body: () => Promise<void>): void {
   });
 }
 
-void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
+void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
   before(async () => {
     editor = await launch();
     await sessionsCounted(editor.page);
@@ -217,6 +217,42 @@ void describe("Deja in VS Code (code-server)", { timeout: 240_000 }, () => {
     // The status bar item opens Search History.
     await status.click();
     await quickInput(page).locator(".quick-input-title", { hasText: "Deja: Search History" }).waitFor({ state: "visible" });
+    await reset(page);
+  });
+
+  scenario("5b. Restore Context lists sessions, restores the last one read-only, and Copy copies it", "05b", async () => {
+    const { page } = editor;
+    await reset(page);
+    const copied = (what: string) => page.locator(".statusbar-item", { hasText: `Deja: copied ${what} to the clipboard` }).first();
+    const ask = async (selection: string) => {
+      await runCommand(page, "Deja: Restore Context");
+      const input = quickInput(page).locator("input");
+      await input.waitFor({ state: "visible" });
+      await until("the Restore Context input box", async () =>
+        ((await input.getAttribute("placeholder")) ?? "").includes("1,3 · 1-4 · last") ? true : undefined, 10_000);
+      await input.fill(selection);
+      await input.press("Enter");
+    };
+    // Empty: the numbered listing.
+    await ask("");
+    await page.locator(".tabs-container .tab.active", { hasText: "Sessions to restore" }).waitFor({ state: "visible", timeout: 15_000 });
+    await activeEditor(page).locator(".view-line", { hasText: "newest first" }).first().waitFor({ state: "visible", timeout: 10_000 });
+    await activeEditor(page).locator(".view-line", { hasText: "round it to cents" }).first().waitFor({ state: "visible" });
+    await page.locator('.editor-group-container.active .editor-actions [aria-label^="Copy Restored Context"]').first().click();
+    await copied("the session listing").waitFor({ state: "visible", timeout: 10_000 });
+    // `last`: the transcript, with the Copy button in the title bar.
+    await ask("last");
+    await page.locator(".tabs-container .tab.active", { hasText: "Restored context (last)" }).waitFor({ state: "visible", timeout: 15_000 });
+    await activeEditor(page).locator(".view-line", { hasText: "# deja-restore-format: 1" }).first().waitFor({ state: "visible", timeout: 10_000 });
+    await page.locator('.editor-group-container.active .editor-actions [aria-label^="Copy Restored Context"]').first().click();
+    await copied("the restored context").waitFor({ state: "visible", timeout: 10_000 });
+    await screenshot(page, "05b-restore-context");
+    // A selection the server cannot read: one error with its text.
+    await ask("99");
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "Deja: cannot restore" });
+    await toast.first().waitFor({ state: "visible", timeout: 15_000 });
+    await sleep(500);
+    assert.equal(await toast.count(), 1, "one error message");
     await reset(page);
   });
 });

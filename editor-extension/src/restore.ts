@@ -1,0 +1,89 @@
+/** Deja: Restore Context — `deja/restore` shown as a read-only `deja-restore:` markdown document
+ * with a Copy button (editor title) for the plain transcript. */
+
+import * as vscode from "vscode";
+import { Commands, Methods, type RestoreResult, type Scope } from "./pure/protocol";
+import { copyTextOf, RESTORE_PLACEHOLDER, RESTORE_SCHEME, restoreParams, restorePath } from "./pure/restore";
+import { errorText, type Sidecar } from "./sidecar";
+
+const KEEP = 20; // restore documents whose results stay in memory
+
+export class RestoreContext implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly results = new Map<string, RestoreResult>();
+  private counter = 0;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly sidecar: Sidecar) {
+    this.subscriptions = [
+      vscode.workspace.registerTextDocumentContentProvider(RESTORE_SCHEME, this),
+      vscode.commands.registerCommand(Commands.restoreContext, (selection?: unknown) => this.run(typeof selection === "string" ? selection : undefined)),
+      vscode.commands.registerCommand(Commands.copyRestore, (argument?: unknown) => this.copy(argument)),
+    ];
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.results.get(uri.toString())?.markdown ?? "# Restore Context\n\nThis restore is no longer in memory: run **Deja: Restore Context** again.\n";
+  }
+
+  private scope(): Scope {
+    return vscode.workspace.getConfiguration("deja").get<string>("scope") === "all" ? "all" : "workspace";
+  }
+
+  /** Asks for the selection (unless given), restores, opens the result. */
+  async run(given?: string): Promise<vscode.TextEditor | undefined> {
+    const input =
+      given ??
+      (await vscode.window.showInputBox({
+        title: "Deja: Restore Context",
+        placeHolder: RESTORE_PLACEHOLDER,
+        prompt: "Which earlier sessions to bring back (empty: the numbered list)",
+      }));
+    if (input === undefined) {
+      return undefined;
+    }
+    const params = restoreParams(input, this.scope());
+    let result: RestoreResult;
+    try {
+      result = await this.sidecar.request<RestoreResult>(Methods.restore, params);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Deja: cannot restore: ${errorText(error)}`);
+      return undefined;
+    }
+    this.counter += 1;
+    const uri = vscode.Uri.from({ scheme: RESTORE_SCHEME, path: restorePath(result, params.selection), query: `n=${String(this.counter)}` });
+    this.results.set(uri.toString(), result);
+    for (const key of [...this.results.keys()].slice(0, Math.max(0, this.results.size - KEEP))) {
+      this.results.delete(key);
+    }
+    const document = await vscode.workspace.openTextDocument(uri);
+    if (document.languageId !== "markdown") {
+      await vscode.languages.setTextDocumentLanguage(document, "markdown");
+    }
+    return vscode.window.showTextDocument(document, { preview: false });
+  }
+
+  /** Copy (editor title of a `deja-restore:` document): the transcript, else the listing. */
+  async copy(argument?: unknown): Promise<void> {
+    const uri = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
+    const result = uri?.scheme === RESTORE_SCHEME ? this.results.get(uri.toString()) : undefined;
+    if (result === undefined) {
+      void vscode.window.showErrorMessage("Deja: nothing to copy — run Deja: Restore Context first.");
+      return;
+    }
+    const { text, what } = copyTextOf(result);
+    try {
+      await vscode.env.clipboard.writeText(text);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Deja: cannot copy to the clipboard: ${errorText(error)}`);
+      return;
+    }
+    vscode.window.setStatusBarMessage(`Deja: copied ${what} to the clipboard`, 5000);
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) {
+      subscription.dispose();
+    }
+    this.results.clear();
+  }
+}
