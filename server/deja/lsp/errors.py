@@ -13,6 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from deja.query import QueryError, UnknownSession
+from deja.query.handoff import HandoffError
 
 if TYPE_CHECKING:
     from .context import DejaServer
@@ -25,7 +26,7 @@ class RequestError(ValueError):
     """The request cannot be answered as asked (missing or wrong parameters, index not open)."""
 
 
-USER_ERRORS = (RequestError, QueryError, UnknownSession)
+USER_ERRORS = (RequestError, QueryError, UnknownSession, HandoffError)
 
 
 def as_rpc_error(ls: DejaServer, method: str, error: Exception) -> JsonRpcException:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from .handoff import resume
 from .sessions import SessionSummary
 
 FORK_NOTE = (
@@ -26,10 +26,10 @@ class ForkCommand:
 
 
 def fork_command(session: SessionSummary) -> ForkCommand:
-    """`cwd` is the session's workspace when it still exists as a directory, else None."""
+    """`cwd` is the session's workspace when it still exists as a directory, else None. The
+    command is `deja resume`'s (the id checked the same way), as argv for an editor's terminal."""
+    launch = resume(session)
     note = FORK_NOTE.format(id=session.id)
-    cwd: str | None = session.workspace if session.workspace else None
-    if cwd is None or not os.path.isdir(cwd):
+    if launch.cwd is None:
         note += GONE_NOTE.format(workspace=session.workspace or "(none recorded)")
-        cwd = None
-    return ForkCommand(command="cn", args=["--fork", session.id], cwd=cwd, note=note)
+    return ForkCommand(command=launch.argv[0], args=launch.argv[1:], cwd=launch.cwd, note=note)
