@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -233,42 +234,44 @@ def test_index_never_touches_the_store(history: History, store: Path) -> None:
     assert snapshot(store) == before
 
 
-# A rebuild re-reads every session, so each killed pass is long enough to be cut anywhere.
+# A cold pass, which says when its first session is committed: the cut points count from there.
 KILL_SCRIPT = """
 import sys
 from pathlib import Path
 from deja.query import History
-History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh(rebuild=True)
+def started(done, total):
+    if done == 1:
+        print("started", flush=True)
+History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh(progress=started)
 """
-
-
-def indexed_sessions(home: Path) -> int:
-    try:
-        db = sqlite3.connect(f"file:{home / 'index.sqlite3'}?mode=ro", uri=True, timeout=5)
-        try:
-            return int(db.execute("SELECT count(*) FROM sessions").fetchone()[0])
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return 0
 
 
 def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) -> None:
     for index in range(300):
         history_items = [user(f"session {index} question {n} about topic{n}") for n in range(40)]
         write_session(store, session_doc(f"k{index:04d}", history_items))
+    measure = History(home=tmp_path / "measure", root=store)
+    started = time.monotonic()
+    measure.refresh()
+    pass_seconds = time.monotonic() - started
+    measure.close()
     home = tmp_path / "home"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    points = random.Random(20).sample(range(0, 600), 20)
+    # 20 points spread over the first 80 % of a pass, in random order.
+    points = [pass_seconds * 0.8 * n / 20 for n in range(20)]
+    random.Random(20).shuffle(points)
     killed = 0
     for point in points:
+        shutil.rmtree(home, ignore_errors=True)
         process = subprocess.Popen(
-            [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)], env=env
+            [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        deadline = time.monotonic() + 30
-        while indexed_sessions(home) == 0 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        time.sleep(point / 1000)
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == "started"
+        time.sleep(point)
         if process.poll() is not None:
             continue  # finished before this point: nothing to cut
         process.kill()
@@ -280,13 +283,13 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
         assert counts <= {40}
         db.close()
         killed += 1
+        history = History(home=home, root=store)
+        try:
+            history.refresh()
+            assert history.stats().sessions == 300 and history.stats().records == 300 * 40
+        finally:
+            history.close()
     assert killed >= 15
-    history = History(home=home, root=store)
-    try:
-        history.refresh()
-        assert history.stats().sessions == 300 and history.stats().records == 300 * 40
-    finally:
-        history.close()
 
 
 def test_exclude_list_keeps_workspaces_out_and_removes_indexed_ones(
