@@ -162,7 +162,7 @@ def test_watcher_hands_over_a_file_once_it_holds_still(tmp_path: Path) -> None:
     folder.mkdir()
     touch(folder / "a.json", "{}", 1_000)
     touch(folder / "sessions.json", "[]", 1_000)
-    watcher = StoreWatcher(folder)
+    watcher = StoreWatcher(folder.parent)
     watcher.prime()
     assert watcher.poll() == set()
     touch(folder / "a.json", '{"x": 1}', 2_000)
@@ -178,7 +178,7 @@ def test_watcher_hands_over_a_file_once_it_holds_still(tmp_path: Path) -> None:
 def test_watcher_does_not_wait_forever_for_a_busy_file(tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
-    watcher = StoreWatcher(folder)
+    watcher = StoreWatcher(folder.parent)
     watcher.prime()
     ticks = 0
     for tick in range(10):
@@ -192,7 +192,7 @@ def test_watcher_does_not_wait_forever_for_a_busy_file(tmp_path: Path) -> None:
 def test_watcher_retries_an_unreadable_file_then_gives_up(tmp_path: Path) -> None:
     folder = tmp_path / "sessions"
     folder.mkdir()
-    watcher = StoreWatcher(folder)
+    watcher = StoreWatcher(folder.parent)
     watcher.prime()
     touch(folder / "half.json", '{"sess', 1_000)
     watcher.poll()

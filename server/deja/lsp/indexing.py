@@ -75,7 +75,7 @@ class Indexer:
         writer = await self._open()
         if writer is None:
             return
-        watcher = StoreWatcher(writer.root / "sessions")
+        watcher = StoreWatcher(writer.root)
         try:
             await self._off_loop(watcher.prime)
             await self._first_pass(writer, watcher)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from deja.continue_store.store import SESSIONS_LIST
+from deja.continue_store.store import SESSIONS_LIST, scan_session_files
 
 TICK_S = 0.25
 # A file still changing this many ticks after it was first seen changing is read anyway: the
@@ -29,30 +29,17 @@ def session_id_of(path: str) -> str | None:
 class StoreWatcher:
     """Which sessions' files changed (or went away) since the index last read them."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, root: Path) -> None:
+        self.root = root
         self.seen: dict[str, Signature] = {}
         self.pending: dict[str, tuple[Signature | None, int]] = {}
         self.due: set[str] = set()
         self.failures: dict[str, tuple[Signature | None, int]] = {}
 
     def scan(self) -> dict[str, Signature]:
-        found: dict[str, Signature] = {}
-        try:
-            entries = list(os.scandir(self.folder))
-        except OSError:
-            return found  # no store yet: Continue creates it on its first session
-        for entry in entries:
-            session_id = session_id_of(entry.name)
-            if session_id is None:
-                continue
-            try:
-                if entry.is_file(follow_symlinks=False):
-                    info = entry.stat(follow_symlinks=False)
-                    found[session_id] = (info.st_size, info.st_mtime_ns)
-            except OSError:
-                continue
-        return found
+        # The index's own scan: no store yet (Continue creates it on its first session) is none.
+        files, _ = scan_session_files(self.root)
+        return {file.id: (file.size, file.mtime_ns) for file in files or ()}
 
     def prime(self) -> None:
         """What the files are before a full pass reads them; later changes are news."""
