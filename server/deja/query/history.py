@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja.continue_store import resolve_root
+from deja.continue_store.store import scan_session_files
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
 from deja.index import Index, PassReport, default_home
 from deja.index.core import Progress
@@ -197,13 +198,8 @@ class History:
         ).fetchone()
         last = self.db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
         index_bytes = sum(p.stat().st_size for p in self.home.glob("index.sqlite3*") if p.is_file())
-        store_bytes = 0
-        folder = self.root / "sessions"
-        if folder.is_dir():
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.is_file(follow_symlinks=False):
-                        store_bytes += entry.stat(follow_symlinks=False).st_size
+        files, _ = scan_session_files(self.root)
+        store_bytes = sum(file.size for file in files or ())
         return Stats(
             sessions=int(row[0]),
             deleted_sessions=int(row[1]),
