@@ -27,12 +27,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) tools
 	$(PY) -m pytest
 
-# Debian packages the tests and the bench compare against (we are root on CI's machine).
+# Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI
+# (we are root on CI's machine).
 tools:
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
+	command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
 
 test: lint typecheck pytest editor-test bench-tiny
 

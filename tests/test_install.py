@@ -4,6 +4,7 @@ missing, previewed as a diff, and undone exactly."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 
 from deja.install import SKILL_DESCRIPTION, ConfigError, launcher, plan_install, skill_text
 from deja.install.continue_setup import SKELETON
+from deja.install.record import record_path, sha256
 from deja.install.yamledit import load, plain, remove_entry, set_entry
 
 USER_CONFIG = """\
@@ -282,3 +284,147 @@ def test_launcher_is_the_running_deja_by_absolute_path(tmp_path: Path) -> None:
         sys.executable,
         ["-m", "deja", "mcp"],
     )
+
+
+# Issue 11: configs without a final newline, the user's own empty keys, an edited skill ---------
+
+
+SKILL = Path("skills") / "deja-history" / "SKILL.md"
+
+
+def install_and_uninstall(root: Path, original: str) -> str:
+    """Install into `original`, check the entries are there, uninstall; the installed text."""
+    config = root / "config.yaml"
+    config.write_bytes(original.encode())
+    deja(root, "install", "continue")
+    installed = config.read_bytes().decode()
+    data = plain(load(installed, "config.yaml"))
+    assert [s["name"] for s in data["mcpServers"] if s.get("name") == "deja"] == ["deja"]
+    assert [p["name"] for p in data["prompts"] if p.get("name") == "deja"] == ["deja"]
+    deja(root, "uninstall", "continue")
+    return installed
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        "name: x\nversion: 1.0.0",
+        "name: x\nmcpServers:\n  - name: sqlite\n    command: uvx",
+        "name: x\r\nmcpServers:\r\n  - name: sqlite\r\n    command: uvx",
+        "name: x\nprompts: []",
+        "name: x\nmcpServers:",
+        "name: x\n# the end",
+        USER_CONFIG.rstrip("\n"),
+    ],
+)
+def test_a_config_without_a_final_newline_is_installed_into_and_restored(
+    root: Path, original: str
+) -> None:
+    installed = install_and_uninstall(root, original)
+    # The user's data is all still there, and the file still ends the way it did.
+    data = plain(load(installed, "config.yaml"))
+    before = plain(load(original, "config.yaml"))
+    for key, value in before.items():
+        if key in ("mcpServers", "prompts") and value:
+            assert data[key][: len(value)] == value
+        elif key not in ("mcpServers", "prompts"):
+            assert data[key] == value
+    assert not installed.endswith(("\n", "\r"))
+    assert (root / "config.yaml").read_bytes() == original.encode()
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        "name: x\nmcpServers:\nprompts: []\n",
+        "mcpServers:\nprompts: []\nname: x\n",
+        "name: x\nmcpServers:   # none yet\nprompts: [ ]\n",
+        "name: x\r\nprompts: []\r\nmcpServers:\r\n",
+        "name: x\nmcpServers: []\nprompts:\n\nrules:\n  - Be brief\n",
+    ],
+)
+def test_uninstall_leaves_the_users_own_empty_keys_as_they_were(root: Path, original: str) -> None:
+    install_and_uninstall(root, original)
+    assert (root / "config.yaml").read_bytes() == original.encode()
+
+
+def test_the_users_empty_keys_come_back_after_other_edits_too(root: Path) -> None:
+    config = root / "config.yaml"
+    original = "name: x\nmcpServers:\nprompts: []\n"
+    config.write_text(original)
+    deja(root, "install", "continue")
+    config.write_text(config.read_text() + DOCS)  # the user edits the config meanwhile
+    deja(root, "uninstall", "continue")
+    assert config.read_text() == original + DOCS
+
+
+@pytest.mark.parametrize("original", ["", "# my Continue config\n", "# only a comment"])
+def test_an_empty_config_that_install_filled_is_empty_again(root: Path, original: str) -> None:
+    config = root / "config.yaml"
+    config.write_bytes(original.encode())
+    deja(root, "install", "continue")
+    assert plain(load(config.read_text(), "c"))["name"] == "Main Config"
+    deja(root, "uninstall", "continue")
+    assert config.read_bytes() == original.encode()
+    # Only the backup is left, the user's copy of the original.
+    assert sorted(p.name for p in root.iterdir()) == ["config.yaml", "config.yaml.deja-backup"]
+
+
+def test_uninstall_keeps_a_skill_the_user_edited_and_says_so(root: Path) -> None:
+    deja(root, "install", "continue")
+    skill = root / SKILL
+    edited = skill_text() + "\n## Ours\nAlways search with scope all.\n"
+    skill.write_text(edited)
+    out = deja(root, "uninstall", "continue").stdout
+    assert "kept skills/deja-history/SKILL.md: you edited it" in out
+    assert skill.read_text() == edited
+    # The rest is gone: the config Deja created and its bookkeeping.
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == [
+        "skills",
+        "skills/deja-history",
+        str(SKILL),
+    ]
+
+
+def test_install_does_not_overwrite_an_edited_skill_and_says_so(root: Path) -> None:
+    deja(root, "install", "continue")
+    skill = root / SKILL
+    edited = skill_text().replace("Use when asked", "Use whenever asked")
+    skill.write_text(edited)
+    out = deja(root, "install", "continue").stdout
+    assert "kept skills/deja-history/SKILL.md: you edited it" in out
+    assert skill.read_text() == edited
+    # A SKILL.md of that name that Deja never wrote is the user's too.
+    other = root.parent / "other"
+    (other / SKILL).parent.mkdir(parents=True)
+    (other / SKILL).write_text("---\nname: deja-history\ndescription: mine\n---\n")
+    out = deja(other, "install", "continue").stdout
+    assert "kept skills/deja-history/SKILL.md: you edited it" in out
+    assert (other / SKILL).read_text() == "---\nname: deja-history\ndescription: mine\n---\n"
+    prompts = plain(load((other / "config.yaml").read_text(), "c"))["prompts"]
+    assert "deja" in [p["name"] for p in prompts]
+
+
+def test_a_skill_install_wrote_is_recognised_even_if_deja_changed_it_since(root: Path) -> None:
+    """What install wrote is recorded: an older Deja's unedited skill is updated, then removed."""
+
+    deja(root, "install", "continue")
+    older = skill_text().replace("Recall past", "Recall earlier")
+    (root / SKILL).write_text(older)
+    record = json.loads(record_path(root).read_text())
+    record["skill_sha256"] = sha256(older)  # as the older Deja recorded it
+    record_path(root).write_text(json.dumps(record))
+    out = deja(root, "install", "continue").stdout
+    assert "kept" not in out and (root / SKILL).read_text() == skill_text()
+    deja(root, "uninstall", "continue")
+    assert list(root.iterdir()) == []
+
+
+def test_the_prompt_keeps_the_question_apart_from_its_text(root: Path) -> None:
+    deja(root, "install", "continue")
+    prompts = plain(load((root / "config.yaml").read_text(), "c"))["prompts"]
+    (prompt,) = [p for p in prompts if p["name"] == "deja"]
+    # cn expands `/deja how …` to the prompt's text followed directly by the words typed
+    # (`assistantPrompt.prompt + args.join(" ")`, cn 1.5.47 src/slashCommands.ts).
+    expanded = prompt["prompt"] + " ".join(["how", "did", "we", "fix", "it"])
+    assert expanded.split()[-5:] == ["how", "did", "we", "fix", "it"]

@@ -27,7 +27,7 @@ def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: 
 
     from . import render
 
-    if not args.dry_run and plan.changes:
+    if not args.dry_run:
         apply(plan, root)
     if args.json:
         sys.stdout.buffer.write(
@@ -40,10 +40,13 @@ def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: 
                     for c in plan.changes
                 ],
                 backup=str(plan.backup) if plan.backup else None,
+                kept=plan.kept,
                 diff=plan.diff(),
             )
         )
         return 0
+    for note in plan.kept:
+        print(note)
     if not plan.changes:
         print(nothing)
     elif args.dry_run:

@@ -20,6 +20,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 # The line breaks ruamel counts (YAML 1.1 adds NEL, LS and PS to CR, LF and CRLF).
 _LINE = re.compile(r".*?(?:\r\n|[\r\n\x85\u2028\u2029])|.+\Z", re.DOTALL)
+_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
+_EMPTY_INLINE = re.compile(r"\[\s*\]")
 _DASH_ALONE = re.compile(r"\s*-\s*(?:#.*)?")
 DEFAULT_DASH = 2  # `  - name: …`, as Continue's documentation writes lists
 DEFAULT_CONTENT = 2
@@ -65,6 +67,24 @@ def _lines(text: str) -> list[str]:
 
 def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
+
+
+def _missing_break(text: str) -> str:
+    """The line break the last line of `text` lacks ("" when it has one, or there is none).
+
+    Edits are made on the text with it and it is taken off again, so a file that ended without
+    a final line break still does, and uninstalling gives back its exact bytes."""
+    return _newline(text) if text and not text.endswith(_BREAKS) else ""
+
+
+def key_line(text: str, key: str, name: str = "config.yaml") -> str | None:
+    """The line of top-level `key`, with its line break (None when there is no such key): what
+    the edits below change on it can be compared and put back."""
+    document = _mapping(load(text, name), name)
+    if document is None or key not in document:
+        return None
+    line: str = _lines(text + _missing_break(text))[document.lc.key(key)[0]]
+    return line
 
 
 def _mapping(document: Any, name: str) -> CommentedMap | None:
@@ -184,7 +204,8 @@ def set_entry(text: str, key: str, entry: dict[str, Any], name: str = "config.ya
             return text
         merged = {**items[found], **entry}  # keys the user added to the entry stay
         expected[key] = [*items[:found], merged, *items[found + 1 :]]
-    placed = _place(text, document, key, merged, found, name)
+    added = _missing_break(text)
+    placed = _place(text + added, document, key, merged, found, name).removesuffix(added)
     return _check(placed, expected, name, _add_by_hand(key, entry))
 
 
@@ -205,8 +226,6 @@ def _place(
         return render_item(entry, at, content, newline)
 
     if document is None or key not in document:
-        if lines and not lines[-1].endswith(("\n", "\r", "\x85", "\u2028", "\u2029")):
-            lines[-1] += newline
         return "".join([*lines, f"{key}:{newline}", *rendered()])
     seq = document[key]
     key_line, key_column = document.lc.key(key)
@@ -220,12 +239,13 @@ def _place(
     if seq.fa.flow_style() or not len(seq):
         value_line, value_column = document.lc.value(key)
         line = lines[value_line]
-        if len(seq) or not line[value_column:].startswith("[]"):
+        empty = _EMPTY_INLINE.match(line, value_column)
+        if len(seq) or empty is None:
             raise ConfigError(
                 f"{key} in {name} is written inline ([…]); add the {entry['name']!r} entry by hand"
             )
         # `key: []`: the empty inline list becomes a block list holding the entry.
-        lines[value_line] = line[:value_column].rstrip() + line[value_column + 2 :]
+        lines[value_line] = line[:value_column].rstrip() + line[empty.end() :]
         return "".join(lines[: value_line + 1] + rendered() + lines[value_line + 1 :])
     if found is not None:
         start, end = _item_span(lines, document, key, found)
@@ -234,9 +254,17 @@ def _place(
     return "".join(lines[:end] + rendered() + lines[end:])
 
 
-def remove_entry(text: str, key: str, entry_name: str, name: str = "config.yaml") -> str:
-    """`text` without the entry called `entry_name` in the list `key`; the key goes too when the
-    entry was all it held. Unchanged when there is no such entry."""
+def remove_entry(
+    text: str,
+    key: str,
+    entry_name: str,
+    name: str = "config.yaml",
+    key_was: tuple[str | None, str] | None = None,
+) -> str:
+    """`text` without the entry called `entry_name` in the list `key`. Unchanged when there is no
+    such entry. When the entry was all the list held, `key_was` says what the key's line was
+    before the entry came (None: there was no key) and the line that adding it left: if the key's
+    line is still that one, it goes back to what it was. Otherwise the key goes too."""
     document = _mapping(load(text, name), name)
     if document is None or not isinstance(document.get(key), CommentedSeq):
         return text
@@ -244,7 +272,8 @@ def remove_entry(text: str, key: str, entry_name: str, name: str = "config.yaml"
     found = next((i for i, item in enumerate(seq) if _is_entry(item, entry_name)), None)
     if found is None:
         return text
-    lines = _lines(text)
+    added = _missing_break(text)
+    lines = _lines(text + added)
     expected = plain(document)
     expected[key] = [item for i, item in enumerate(expected[key]) if i != found]
     if seq.fa.flow_style():
@@ -254,7 +283,16 @@ def remove_entry(text: str, key: str, entry_name: str, name: str = "config.yaml"
     if len(seq) == 1:
         key_line, key_column = document.lc.key(key)
         head = lines[key_line]
-        if head.strip() == f"{key}:":
+        restored = _key_was(key_was, head, key, name)
+        if restored is not None:
+            line_before, value = restored
+            if line_before is None:
+                del lines[key_line]
+                del expected[key]
+            else:
+                lines[key_line] = line_before
+                expected[key] = value
+        elif head.strip() == f"{key}:":
             # The list held only the entry, as when install created it: the key goes too.
             del lines[key_line]
             del expected[key]
@@ -263,4 +301,23 @@ def remove_entry(text: str, key: str, entry_name: str, name: str = "config.yaml"
             colon = head.index(":", key_column) + 1
             lines[key_line] = f"{head[:colon]} []{head[colon:]}"
     by_hand = f"remove the {entry_name!r} entry of {key} by hand"
-    return _check("".join(lines), expected, name, by_hand)
+    return _check("".join(lines).removesuffix(added), expected, name, by_hand)
+
+
+def _key_was(
+    key_was: tuple[str | None, str] | None, head: str, key: str, name: str
+) -> tuple[str | None, Any] | None:
+    """(the line to put back, None to drop the key; the key's value then) when the key's line
+    `head` is still the one adding the entry left and the line before held an empty list."""
+    if key_was is None or head != key_was[1]:
+        return None
+    line_before = key_was[0]
+    if line_before is None:
+        return None, None
+    try:
+        data = plain(load(line_before, name))
+    except ConfigError:
+        return None
+    if not isinstance(data, dict) or list(data) != [key] or data[key] not in (None, []):
+        return None
+    return line_before, data[key]
