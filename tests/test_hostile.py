@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deja.continue_store import SessionError, parse_session, read_store
-from deja.continue_store.store import MAX_SESSION_BYTES
 from deja.query import History, SearchQuery
+from deja.settings import DEFAULT_MAX_SESSION_BYTES
+from deja.units import human_size
 from tests.storebuilder import session_doc, snapshot, user, write_session
 
 HOSTILE = Path(__file__).parent.parent / "fixtures" / "hostile-store"
@@ -209,7 +210,8 @@ def test_file_over_the_cap_is_reported_not_read(tmp_path: Path) -> None:
         handle.write(b'"}}]}')
     sessions, peak, diagnostics = run_big(store)
     assert sessions == 1 and peak < 150
-    assert f"over the {MAX_SESSION_BYTES / 1e6:.0f} MB cap" in diagnostics
+    cap = f"over the {human_size(DEFAULT_MAX_SESSION_BYTES)} cap"
+    assert f"{cap} (DEJA_MAX_SESSION_BYTES={DEFAULT_MAX_SESSION_BYTES})" in diagnostics
 
 
 def test_fifty_megabyte_string_is_clipped_and_bounded(tmp_path: Path) -> None:

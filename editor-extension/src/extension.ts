@@ -42,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.extensions.onDidChange(setContinueInstalled),
     vscode.commands.registerCommand(Commands.restartServer, () => server.restart("Deja: Restart Server")),
     vscode.commands.registerCommand(Commands.showOutput, () => output.show(true)),
+    vscode.commands.registerCommand(Commands.showServerProblem, () => server.showFailure()),
     vscode.commands.registerCommand(Commands.openSession, (id?: unknown, turn?: unknown) => {
       if (typeof id !== "string") {
         void vscode.commands.executeCommand(Commands.search);

@@ -21,8 +21,9 @@ import {
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
 import { commandLine, diagnose, resolveLaunch, serverMismatch, settingProblems, type Launch } from "./pure/launch";
-import { IndexingToken, Methods } from "./pure/protocol";
+import { IndexingToken, Methods, type StoreStatus } from "./pure/protocol";
 import { rewriteHoverLinks, rewriteLensCommand, TRUSTED_COMMANDS } from "./pure/rewrite";
+import { parseStoreStatus } from "./pure/storeStatus";
 import { onInterpreterChange, selectedInterpreter } from "./python";
 
 export type SidecarState = "stopped" | "starting" | "running" | "failed";
@@ -113,11 +114,14 @@ export class Sidecar implements vscode.Disposable {
 
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
   private readonly indexChangedEmitter = new vscode.EventEmitter<string[]>();
+  private readonly storeStatusEmitter = new vscode.EventEmitter<StoreStatus>();
   private readonly indexingEmitter = new vscode.EventEmitter<IndexingEvent>();
   /** Fires with the new state: starting, running (a client is ready), failed, stopped. */
   readonly onDidChangeState = this.stateEmitter.event;
   /** `deja/indexChanged`: the ids of the sessions added, re-read or deleted. */
   readonly onIndexChanged = this.indexChangedEmitter.event;
+  /** `deja/storeStatus`: passes stopped (or started again) applying Continue's store. */
+  readonly onStoreStatus = this.storeStatusEmitter.event;
   /** The first pass's work-done progress (`deja/indexing`). */
   readonly onIndexing = this.indexingEmitter.event;
 
@@ -358,6 +362,12 @@ export class Sidecar implements vscode.Disposable {
       const ids = Array.isArray(params?.sessions) ? params.sessions.filter((id): id is string => typeof id === "string") : [];
       this.indexChangedEmitter.fire(ids);
     });
+    client.onNotification(Methods.storeStatus, (params: unknown) => {
+      const status = parseStoreStatus(params);
+      if (status !== undefined) {
+        this.storeStatusEmitter.fire(status);
+      }
+    });
     this.client = client;
     try {
       await client.start();
@@ -418,6 +428,17 @@ export class Sidecar implements vscode.Disposable {
       return;
     }
     this.shownFailure = message;
+    this.showFailure();
+  }
+
+  /** The failure's notification, again on demand: a toast hidden by Escape (VS Code's "hide
+   * notification toasts") or folded into the notification centre is one click away. */
+  showFailure(): void {
+    const message = this.failureText;
+    if (message === undefined) {
+      this.output.show(true);
+      return;
+    }
     void vscode.window.showErrorMessage(message, "Open Settings", "Show Output").then((choice) => {
       if (choice === "Open Settings") {
         void vscode.commands.executeCommand("workbench.action.openSettings", "deja.server");
@@ -446,6 +467,7 @@ export class Sidecar implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.indexChangedEmitter.dispose();
+    this.storeStatusEmitter.dispose();
     this.indexingEmitter.dispose();
   }
 }

@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { indexingText, sessionsText } from "./pure/format";
 import { Commands, Methods, type SessionsResult } from "./pure/protocol";
+import { storeProblemLook, type StatusLook } from "./pure/storeStatus";
 import { errorText, type Sidecar } from "./sidecar";
 
 const COUNT_LIMIT = 500;
@@ -11,6 +12,8 @@ export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("deja.status", vscode.StatusBarAlignment.Right, 90);
   private readonly subscriptions: vscode.Disposable[];
   private indexing = false;
+  /** Set while the server does not apply Continue's store (`deja/storeStatus`). */
+  private storeProblem: StatusLook | undefined;
   private countTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly sidecar: Sidecar) {
@@ -36,19 +39,24 @@ export class StatusItem implements vscode.Disposable {
         }
       }),
       sidecar.onIndexChanged(() => this.countSoon()),
+      sidecar.onStoreStatus((status) => {
+        this.storeProblem = storeProblemLook(status);
+        void this.count();
+      }),
     ];
   }
 
   private onState(state: string): void {
     if (state === "starting") {
+      this.storeProblem = undefined; // a new server says it again
       this.item.text = "$(sync~spin) Deja";
       this.item.tooltip = "Deja: starting its server";
       this.item.command = Commands.showOutput;
       this.item.backgroundColor = undefined;
     } else if (state === "failed" || state === "stopped") {
       this.item.text = "$(error) Deja";
-      this.item.tooltip = `${this.sidecar.failure ?? "Deja's server is not running."} Click for the log.`;
-      this.item.command = Commands.showOutput;
+      this.item.tooltip = `${this.sidecar.failure ?? "Deja's server is not running."} Click for what to do.`;
+      this.item.command = Commands.showServerProblem;
       this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
     } else if (state === "running") {
       this.item.command = Commands.search;
@@ -76,6 +84,16 @@ export class StatusItem implements vscode.Disposable {
       if (this.indexing || this.sidecar.state !== "running") {
         return;
       }
+      if (this.storeProblem !== undefined) {
+        // Before the count: sessions that look stale need their reason in sight.
+        this.item.text = this.storeProblem.text;
+        this.item.tooltip = this.storeProblem.tooltip;
+        this.item.command = Commands.showOutput;
+        this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
+        return;
+      }
+      this.item.command = Commands.search;
+      this.item.backgroundColor = undefined;
       const count = result.sessions.length;
       this.item.text = sessionsText(count, count >= COUNT_LIMIT);
       this.item.tooltip = `Deja: ${count}${count >= COUNT_LIMIT ? "+" : ""} Continue sessions in ${result.scope}. Click to search them (Deja: Search History).`;

@@ -4,6 +4,7 @@ initializationOptions; every custom request, hover, code lens and command."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from tests.lsp.conftest import (
     stop,
     until,
 )
+from tests.storebuilder import session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 COMMANDS = {"deja.showFileHistory", "deja.showSession", "deja.searchHistory", "deja.forkSession"}
@@ -289,3 +291,26 @@ async def test_workspace_folders_decide_the_scope(client: Client, world: World) 
     change([project], [elsewhere])
     found = await client.request("deja/sessions", {})
     assert [s["id"] for s in found["sessions"]] == [EDIT_SESSION]
+
+
+async def test_search_reply_stays_small_whatever_the_message_size(
+    client: Client, world: World
+) -> None:
+    """A pasted 6 MB blob once made a 200 KB `deja/search` reply: snippets are bounded."""
+    huge = "5c0ffee0-9999-4aaa-8bbb-000000000009"
+    write_session(
+        world.store,
+        session_doc(
+            huge,
+            [user("pasted needlework " + "na" * 3_000_000), user("zzblob" + "q" * 6_000_000)],
+            title="A pasted blob",
+            workspace="/nonexistent/pasted",
+        ),
+    )
+    await until(lambda: client.changed(huge), timeout=60, what="the pasted session indexed")
+    for query, match in (("needlework", "**needlework**"), ("zzblob*", "**zzblob")):
+        reply = await client.request("deja/search", {"query": query, "scope": "all"})
+        assert [hit["title"] for hit in reply["hits"]] == ["A pasted blob"]
+        snippet = reply["hits"][0]["snippet"]
+        assert match in snippet and len(snippet.replace("**", "")) <= 300
+        assert len(json.dumps(reply)) < 2_000

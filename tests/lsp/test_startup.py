@@ -7,7 +7,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from deja.cli.main import build_parser
+from deja.cli.main import UsageError, build_parser
 from tests.lsp.conftest import EDIT_SESSION, World, start, stop, until
 
 
@@ -53,5 +53,5 @@ def test_serve_takes_a_port() -> None:
     parser = build_parser()
     assert parser.parse_args(["serve"]).tcp is None
     assert parser.parse_args(["serve", "--tcp", "2087"]).tcp == 2087
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError, match="a port is 1"):
         parser.parse_args(["serve", "--tcp", "70000"])

@@ -138,6 +138,15 @@ export interface RestoreResult {
   topic: string | null;
 }
 
+/** `deja/storeStatus`: sent when passes stop (or start again) applying Continue's store. */
+export type StoreProblem = "missing" | "unreadable" | "empty";
+
+export interface StoreStatus {
+  ok: boolean;
+  problem: StoreProblem | null;
+  message: string | null;
+}
+
 export const Methods = {
   search: "deja/search",
   sessions: "deja/sessions",
@@ -146,6 +155,7 @@ export const Methods = {
   forkCommand: "deja/forkCommand",
   restore: "deja/restore",
   indexChanged: "deja/indexChanged",
+  storeStatus: "deja/storeStatus",
 } as const;
 
 export const IndexingToken = "deja/indexing";
@@ -164,6 +174,7 @@ export const Commands = {
   toggleSearchScope: "deja.vscode.toggleSearchScope",
   restartServer: "deja.vscode.restartServer",
   showOutput: "deja.vscode.showOutput",
+  showServerProblem: "deja.vscode.showServerProblem",
   showPastEdits: "deja.vscode.showPastEdits",
   openSession: "deja.vscode.openSession",
   forkSession: "deja.vscode.forkSession",

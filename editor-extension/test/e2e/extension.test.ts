@@ -293,10 +293,10 @@ void describe("Deja next to Continue (a stand-in Continue extension)", { timeout
   scenario("7. A Python without Deja: one notification naming the fix; fixing the setting restarts the server", "07", async () => {
     const { page } = editor;
     await reset(page);
-    const good = readFileSync(editor.userSettings, "utf8");
-    const settings = JSON.parse(good) as Record<string, unknown>;
+    const settings = JSON.parse(readFileSync(editor.userSettings, "utf8")) as Record<string, unknown>;
     const python = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "/nonexistent/bin/python3";
-    await editUserSettings(page, JSON.stringify({ ...settings, "deja.server.python": python }, undefined, 2));
+    await editUserSettings(page, editor.userSettings, { ...settings, "deja.server.python": python });
+    // What a user sees: a toast on screen (not a notification folded into the centre).
     const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "Deja:" });
     await toast.first().waitFor({ state: "visible", timeout: 30_000 });
     const text = await toast.first().innerText();
@@ -304,9 +304,17 @@ void describe("Deja next to Continue (a stand-in Continue extension)", { timeout
     assert.match(text, python.startsWith("/usr") ? /does not have Deja installed/ : /was not found/);
     await sleep(2000);
     assert.equal(await toast.count(), 1, "one notification, not one per failure");
-    await page.locator(".statusbar-item", { hasText: "Deja" }).first().waitFor({ state: "visible" });
     await screenshot(page, "07-server-cannot-start");
-    await editUserSettings(page, good);
+    // Escape hides toasts (a user closing something else can do it unawares); the status bar item
+    // brings the notification back.
+    await page.keyboard.press("Escape");
+    await until("the toast hidden by Escape", async () => ((await toast.count()) === 0 ? true : undefined));
+    const status = page.locator(".statusbar-item", { hasText: "Deja" }).first();
+    await status.click();
+    await toast.first().waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await toast.first().innerText(), /deja\.server\.python/, "the status bar item shows the same notification again");
+    await reset(page);
+    await editUserSettings(page, editor.userSettings, settings);
     await sessionsCounted(page);
   });
 });

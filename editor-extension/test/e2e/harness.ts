@@ -121,6 +121,10 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "extensions.ignoreRecommendations": true,
         "editor.hover.delay": 200,
         "editor.minimap.enabled": false,
+        // Text typed into the settings JSON stays exactly what was typed (see editUserSettings).
+        "editor.autoClosingBrackets": "never",
+        "editor.autoClosingQuotes": "never",
+        "editor.autoIndent": "none",
         "files.simpleDialog.enable": true,
         "terminal.integrated.enablePersistentSessions": false,
         "terminal.integrated.shellIntegration.enabled": false,
@@ -366,18 +370,25 @@ function copyDejaLog(userData: string, name: string): void {
   }
 }
 
-/** Replaces the user settings through VS Code's own settings.json editor (code-server does not
- * notice the file changing underneath it). VS Code 1.139 opens it in a modal editor. */
-export async function editUserSettings(page: Page, json: string): Promise<void> {
+/** Replaces the user settings through VS Code's JSON editor; returns once the file on disk holds
+ * them. No Escape after saving: VS Code binds Escape to "hide notification toasts", and the change
+ * may raise one (scenario 7) that must stay on screen. */
+export async function editUserSettings(page: Page, userSettings: string, settings: Record<string, unknown>): Promise<void> {
   await runCommand(page, "Preferences: Open User Settings (JSON)");
   const editor = page.locator(".monaco-editor", { has: page.locator(".view-line", { hasText: "deja.continueRoot" }) }).last();
   await editor.waitFor({ state: "visible" });
   await editor.locator(".view-lines").click();
   await page.keyboard.press("Control+A");
   await page.keyboard.press("Delete");
-  await page.keyboard.insertText(json);
-  await page.keyboard.press("Control+S");
-  await sleep(1000);
+  await page.keyboard.insertText(JSON.stringify(settings, undefined, 2));
+  const wanted = JSON.stringify(settings);
+  await until("the settings saved to disk", async () => {
+    await page.keyboard.press("Control+S");
+    try {
+      return JSON.stringify(JSON.parse(readFileSync(userSettings, "utf8"))) === wanted ? true : undefined;
+    } catch {
+      return undefined;
+    }
+  }, 20_000, 500);
   await page.keyboard.press("Control+W");
-  await reset(page);
 }

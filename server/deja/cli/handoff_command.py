@@ -53,9 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from deja.query.digest import build_digest
     from deja.query.handoff import handoff
 
+    from .main import _implicit_pass
+
     history = History()
     try:
-        history.refresh()
+        _implicit_pass(history)
         view = history.show(args.session_id)
     finally:
         history.close()

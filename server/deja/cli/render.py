@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import orjson
 
+from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
+from deja.index.core import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -65,7 +68,7 @@ def markdown_snippet(snippet: str) -> str:
 # JSON -------------------------------------------------------------------------------------------
 
 
-def envelope(command: str, **payload: Any) -> bytes:
+def envelope(command: str | None, **payload: Any) -> bytes:
     return (
         orjson.dumps(
             {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
@@ -105,6 +108,10 @@ def record_json(record: TurnRecord) -> dict[str, Any]:
     data["time"] = iso(record.time)
     data["hunks"] = [{"replaced": r, "written": w} for r, w in record.hunks]
     return data
+
+
+def tombstone_json(tomb: Tombstone) -> dict[str, Any]:
+    return {"kind": tomb.kind, "value": tomb.value, "created": iso(tomb.created)}
 
 
 def event_json(event: FileEvent) -> dict[str, Any]:
@@ -161,6 +168,28 @@ def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
     return lines
 
 
+def page_note(noun: str, shown: int, offset: int, total: int) -> str | None:
+    """What a page leaves out: `showing 10 of 57 hits …`; None when it shows everything."""
+    if shown == total:
+        return None
+    if not shown:
+        return f"no {noun} at offset {offset}; there are {total}"
+    where = f"{offset + 1}–{offset + shown}" if offset else str(shown)
+    return f"showing {where} of {total} {noun} (use --limit/--offset)"
+
+
+def nothing_found(
+    text: str, scope: str, filters: dict[str, str | None], since: float | None
+) -> str:
+    """`nothing found for 'x' in <scope> (role: …, file: …, since: …)`: every filter named."""
+    named = [f"{name}: {value}" for name, value in filters.items() if value]
+    if since is not None:
+        moment = datetime.fromtimestamp(since, UTC)
+        midnight = moment == moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        named.append(f"since: {moment:{'%Y-%m-%d' if midnight else '%Y-%m-%d %H:%M UTC'}}")
+    return f"nothing found for {text!r} in {scope}" + (f" ({', '.join(named)})" if named else "")
+
+
 def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str]:
     marks = []
     if summary.current:
@@ -192,26 +221,50 @@ def _changed_lines(hunks: list[tuple[str | None, str]]) -> tuple[int, int]:
 
 
 def record_line(record: TurnRecord, style: Style) -> str:
+    """One record in a line; a tool call that did not simply run ends `→ errored`, `→ canceled`,
+    `→ refused` or `→ no result` (`call_outcome`, the words restore and the sidecar use)."""
+    ended = call_outcome(record.status) if record.role in TOOL_ROLES else None
+    outcome = f" → {ended}" if ended else ""
     if record.role == "command":
-        code = f" → exit {record.exit_code}" if record.exit_code is not None else ""
-        status = f" ({record.status})" if record.status not in (None, "done") else ""
-        return f"$ {record.args or ''}{code}{status}"
+        code = f" → exit {record.exit_code}" if record.exit_code is not None else outcome
+        return f"$ {record.args or ''}{code}"
     if record.role == "edit":
+        if ended:  # nothing was written: no line counts
+            verb = "write" if record.tool in WRITE_TOOLS else "edit"
+            return f"{verb} {record.path}{outcome}"
         added, removed = _changed_lines(record.hunks)
         verb = "wrote" if record.hunks and all(r is None for r, _ in record.hunks) else "edited"
-        status = f" ({record.status})" if record.status not in (None, "done") else ""
-        return f"{verb} {record.path} (+{added} −{removed}){status}"
+        return f"{verb} {record.path} (+{added} −{removed})"
     if record.role == "read":
-        return f"read {record.path}"
+        return f"read {record.path}{outcome}"
     if record.role == "attached":
         return f"attached {record.path}"
     if record.role == "tool":
-        status = f" ({record.status})" if record.status not in (None, "done") else ""
-        return f"tool {record.tool} {record.args or ''}".rstrip() + status
+        return f"tool {record.tool} {record.args or ''}".rstrip() + outcome
     return record.text
 
 
-def show_lines(view: SessionView, style: Style) -> list[str]:
+def record_details(record: TurnRecord, style: Style) -> list[str]:
+    """What `show --full` adds under a record: a command's or tool's output, an edit's diff, and
+    why a call that did not run ended so."""
+    failed = record.role in TOOL_ROLES and call_outcome(record.status) is not None
+    lines: list[str] = []
+    if record.role == "edit":
+        for replaced, written in record.hunks:
+            lines += [style.red(f"- {line}") for line in (replaced or "").splitlines()]
+            lines += [style.green(f"+ {line}") for line in written.splitlines()]
+    if record.output and (record.role in ("command", "tool") or failed):
+        lines += record.output.rstrip("\n").splitlines()
+    return lines
+
+
+def _unlabelled(text: str, label: str) -> str:
+    """`Summary: …` under the label `Summary:` once, not twice."""
+    head = f"{label}:"
+    return text[len(head) :].lstrip() if text[: len(head)].lower() == head.lower() else text
+
+
+def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[str]:
     summary = view.session
     lines = [
         style.bold(summary.title),
@@ -232,10 +285,12 @@ def show_lines(view: SessionView, style: Style) -> list[str]:
         }.get(record.role)
         body = record_line(record, style)
         if label:
-            text = f"{style.bold(label + ':')} {body}"
+            text = f"{style.bold(label + ':')} {_unlabelled(body, label)}"
             lines.append(style.dim(text) if record.role == "reasoning" else text)
         else:
             lines.append(f"  {body}")
+            if full:
+                lines += [f"      {line}" if line else "" for line in record_details(record, style)]
     return lines
 
 

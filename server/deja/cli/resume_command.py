@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from deja.query.handoff import HandoffError, check_id, resume
 
     from .handoff_command import launch
-    from .main import CliError
+    from .main import CliError, _implicit_pass
 
     try:
         check_id(args.session_id)
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(error)) from None
     history = History()
     try:
-        history.refresh()
+        _implicit_pass(history)
         summary = history.show(args.session_id).session
     finally:
         history.close()

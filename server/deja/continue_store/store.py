@@ -5,32 +5,22 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from deja import settings
+from deja.units import human_size
 
 from .parse import SessionError, decode_json, is_plain_session_id, parse_session
 from .records import Diagnostic, ListEntry, Session
 
 SESSIONS_LIST = "sessions.json"
-# A session file over this size is reported and not read: it bounds the reader's memory.
-MAX_SESSION_BYTES = int(os.environ.get("DEJA_MAX_SESSION_BYTES", str(64 * 1024 * 1024)))
 # Continue rewrites files in place without a lock: a half-written file gets one more chance.
 RETRY_DELAY_S = 0.15
 
-
-def resolve_root(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path:
-    """`DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR` (relative to cwd), else `~/.continue`."""
-    env = os.environ if env is None else env
-    base = cwd or Path.cwd()
-    for name in ("DEJA_CONTINUE_ROOT", "CONTINUE_GLOBAL_DIR"):
-        value = env.get(name)
-        if value:
-            path = Path(value).expanduser()
-            return path if path.is_absolute() else base / path
-    home = env.get("HOME")
-    return (Path(home) if home else Path.home()) / ".continue"
+# Where the store is: `DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR`, else `~/.continue`.
+resolve_root = settings.continue_root
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +93,8 @@ def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
             raise OSError(f"not a regular file ({stat.filemode(info.st_mode)})")
         if info.st_size > limit:
             raise OSError(
-                f"{info.st_size / 1e6:.1f} MB is over the {limit / 1e6:.0f} MB cap; not read"
+                f"{human_size(info.st_size)} is over the {_cap(limit)}; not read "
+                f"(raise {settings.MAX_SESSION_BYTES_VAR} to read it)"
             )
         chunks: list[bytes] = []
         remaining = limit + 1
@@ -115,16 +106,21 @@ def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
             remaining -= len(chunk)
         data = b"".join(chunks)
         if len(data) > limit:
-            raise OSError(f"grew past the {limit / 1e6:.0f} MB cap while being read; not read")
+            raise OSError(f"grew past the {_cap(limit)} while being read; not read")
         return data, info
     finally:
         os.close(fd)
 
 
-def _read_list(path: Path, diagnostics: list[Diagnostic]) -> list[ListEntry]:
+def _cap(limit: int) -> str:
+    """The cap in force, as the user would set it."""
+    return f"{human_size(limit)} cap ({settings.MAX_SESSION_BYTES_VAR}={limit})"
+
+
+def _read_list(path: Path, limit: int, diagnostics: list[Diagnostic]) -> list[ListEntry]:
     for attempt in (0, 1):
         try:
-            data, _ = _read_regular_file(path, MAX_SESSION_BYTES)
+            data, _ = _read_regular_file(path, limit)
         except FileNotFoundError:
             return []
         except OSError as error:
@@ -188,11 +184,14 @@ def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagn
     return files, diagnostics
 
 
-def read_session_list(root: Path) -> tuple[dict[str, ListEntry], list[Diagnostic]]:
+def read_session_list(
+    root: Path, *, max_bytes: int | None = None
+) -> tuple[dict[str, ListEntry], list[Diagnostic]]:
     """`sessions/sessions.json` by id (first entry wins), and what is wrong with it."""
     diagnostics: list[Diagnostic] = []
     entries: dict[str, ListEntry] = {}
-    for entry in _read_list(root / "sessions" / SESSIONS_LIST, diagnostics):
+    limit = settings.max_session_bytes() if max_bytes is None else max_bytes
+    for entry in _read_list(root / "sessions" / SESSIONS_LIST, limit, diagnostics):
         entries.setdefault(entry.session_id, entry)
     return entries, diagnostics
 
@@ -222,7 +221,7 @@ def session_refs(
     return refs
 
 
-def list_store(root: Path) -> StoreListing:
+def list_store(root: Path, *, max_bytes: int | None = None) -> StoreListing:
     """`sessions/sessions.json` ∪ `sessions/*.json`, deduplicated by id, with what is amiss."""
     listing = StoreListing(root=root)
     files, diagnostics = scan_session_files(root)
@@ -230,18 +229,22 @@ def list_store(root: Path) -> StoreListing:
     if files is None:
         listing.exists = False
         return listing
-    entries, list_diagnostics = read_session_list(root)
+    entries, list_diagnostics = read_session_list(root, max_bytes=max_bytes)
     listing.diagnostics.extend(list_diagnostics)
     listing.refs = session_refs(files, entries, root / "sessions", listing.diagnostics)
     return listing
 
 
-def read_session(ref: SessionRef, *, redact_secrets: bool | None = None) -> SessionRead:
-    """Parse one session file; a half-written file is retried once, then reported."""
+def read_session(
+    ref: SessionRef, *, redact_secrets: bool | None = None, max_bytes: int | None = None
+) -> SessionRead:
+    """Parse one session file; a half-written file is retried once, then reported. Settings
+    not given are read from the environment (`DEJA_NO_REDACT`, `DEJA_MAX_SESSION_BYTES`)."""
     if ref.file is None:
         return SessionRead(None, [Diagnostic(f"{ref.id}.json", "no session file")])
     if redact_secrets is None:
-        redact_secrets = os.environ.get("DEJA_NO_REDACT") != "1"
+        redact_secrets = settings.redact_secrets()
+    limit = settings.max_session_bytes() if max_bytes is None else max_bytes
     if redact_secrets:
         # Imported on first read: compiling its patterns costs a search that reads nothing.
         from .redact import redact as redactor
@@ -251,7 +254,7 @@ def read_session(ref: SessionRef, *, redact_secrets: bool | None = None) -> Sess
     last_error = ""
     for attempt in (0, 1):
         try:
-            data, info = _read_regular_file(ref.file, MAX_SESSION_BYTES)
+            data, info = _read_regular_file(ref.file, limit)
         except OSError as error:
             return SessionRead(None, [Diagnostic(path, f"cannot read: {error}")])
         try:
@@ -289,12 +292,15 @@ class StoreRead:
 
 def read_store(root: Path, *, redact_secrets: bool | None = None) -> StoreRead:
     """Every readable session of the store, and a diagnostic for each problem."""
-    listing = list_store(root)
+    if redact_secrets is None:
+        redact_secrets = settings.redact_secrets()
+    limit = settings.max_session_bytes()
+    listing = list_store(root, max_bytes=limit)
     result = StoreRead([], list(listing.diagnostics))
     for ref in listing.refs:
         if ref.file is None:
             continue
-        read = read_session(ref, redact_secrets=redact_secrets)
+        read = read_session(ref, redact_secrets=redact_secrets, max_bytes=limit)
         result.diagnostics.extend(read.diagnostics)
         if read.session is not None:
             result.sessions.append(read.session)

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from deja.continue_store import Diagnostic, SessionRef, read_session
+from deja import settings
+from deja.continue_store import Diagnostic, SessionRead, SessionRef, read_session
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
 
@@ -29,7 +31,23 @@ from .schema import (
 )
 
 Progress = Callable[[int, int], None]
+MIN_UNDO_PREFIX = 8  # characters of a forgotten session's id that `undo_forget` accepts
 RACY_WINDOW_NS = 100_000_000
+# A store listing no session file while the index holds this many live sessions is reported,
+# not applied: an unmounted home looks just like that. One session deleted is just a delete.
+EMPTIED_STORE_SESSIONS = 2
+
+
+StoreProblem = Literal["missing", "unreadable", "empty"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreRefusal:
+    """Why a pass left the index as it was: applying this store would mark every session it
+    holds deleted, and a wrong setting or an unmounted home looks just like that."""
+
+    problem: StoreProblem
+    message: str
 
 
 @dataclass(slots=True)
@@ -43,6 +61,25 @@ class PassReport:
     notes: list[Diagnostic] = field(default_factory=list)
     changed_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    refused: StoreRefusal | None = None
+
+
+class NotIndexed(LookupError):
+    """`forget` (or its undo) of something the index does not hold: nothing changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """What `forget` left so later passes do not bring it back: a session id or a workspace."""
+
+    kind: str  # "session" | "workspace"
+    value: str
+    created: float
+
+
+# A session left out because its workspace was forgotten: kept apart from the sessions forgotten
+# one by one, so that undoing the workspace brings them back.
+_SWEPT = "workspace-session"
 
 
 @dataclass(slots=True)
@@ -157,30 +194,51 @@ class Index:
         sessions: set[str] = set()
         workspaces: list[str] = []
         for kind, value in self.db.execute("SELECT kind, value FROM tombstones"):
-            if kind == "session":
-                sessions.add(value)
-            else:
+            if kind == "workspace":
                 workspaces.append(value)
+            else:
+                sessions.add(value)
         return sessions, workspaces
 
-    def forget_session(self, session_id: str) -> bool:
+    def tombstones(self) -> list[Tombstone]:
+        """What was forgotten, oldest first (sessions left out with their workspace are the
+        workspace's)."""
+        return [
+            Tombstone(kind, value, created)
+            for kind, value, created in self.db.execute(
+                "SELECT kind, value, created FROM tombstones WHERE kind != ?"
+                " ORDER BY created, kind, value",
+                (_SWEPT,),
+            )
+        ]
+
+    def workspace_sessions(self, directory: str) -> list[str]:
+        """The indexed sessions of a workspace: those in it or in a folder inside it. Raises
+        `NotIndexed` (saying why) when there are none."""
+        workspace = normalize_workspace(directory)
+        ids = [
+            row[0]
+            for row in self.db.execute("SELECT id, workspace FROM sessions")
+            if workspace_contains(workspace, row[1])
+        ]
+        if not ids:
+            raise NotIndexed(self._nothing_in(workspace))
+        return ids
+
+    def forget_session(self, session_id: str) -> None:
         with self.writer(), self.transaction() as db:
-            found = db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+                raise NotIndexed(f"no session {session_id!r} in the index: nothing to forget")
             forget_session(db, session_id)
             db.execute(
                 "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
                 (session_id, time.time()),
             )
-        return found is not None
 
     def forget_workspace(self, directory: str) -> int:
         workspace = normalize_workspace(directory)
         with self.writer(), self.transaction() as db:
-            ids = [
-                row[0]
-                for row in db.execute("SELECT id, workspace FROM sessions")
-                if workspace_contains(workspace, row[1])
-            ]
+            ids = self.workspace_sessions(workspace)
             for session_id in ids:
                 forget_session(db, session_id)
             db.execute(
@@ -188,6 +246,46 @@ class Index:
                 (workspace, time.time()),
             )
         return len(ids)
+
+    def _nothing_in(self, workspace: str) -> str:
+        if any(t.kind == "workspace" and t.value == workspace for t in self.tombstones()):
+            return f"{workspace} is already forgotten (deja forget --list)"
+        return (
+            f"no indexed session belongs to {workspace}: nothing to forget (to keep a workspace"
+            " out of the index before it has sessions, add it to the exclude list)"
+        )
+
+    def undo_forget(self, session_or_workspace: str, directory: str | None = None) -> Tombstone:
+        """Remove one tombstone so the next pass indexes what Continue's store still holds of
+        it. `session_or_workspace`: a forgotten session id (or 8+ characters of one) or a
+        forgotten workspace; `directory`: the same as an absolute path, when it is one."""
+        given = session_or_workspace
+        folders = {normalize_workspace(w) for w in (given, directory) if w}
+        tombs = self.tombstones()
+        found = (
+            [t for t in tombs if t.kind == "workspace" and t.value in folders]
+            or [t for t in tombs if t.kind == "session" and t.value == given]
+            or [
+                t
+                for t in tombs
+                if t.kind == "session"
+                and len(given) >= MIN_UNDO_PREFIX
+                and t.value.startswith(given)
+            ]
+        )
+        if not found:
+            raise NotIndexed(f"nothing forgotten matches {given!r} (deja forget --list)")
+        if len(found) > 1:
+            raise NotIndexed(f"{given!r} matches more than one forgotten session; give more of it")
+        (tomb,) = found
+        with self.writer(), self.transaction() as db:
+            db.execute(
+                "DELETE FROM tombstones WHERE kind = ? AND value = ?", (tomb.kind, tomb.value)
+            )
+            if tomb.kind == "workspace":
+                # Re-derived by the next pass for the workspaces that stay forgotten.
+                db.execute("DELETE FROM tombstones WHERE kind = ?", (_SWEPT,))
+        return tomb
 
     # Passes ---------------------------------------------------------------------------------
 
@@ -197,9 +295,15 @@ class Index:
         rebuild: bool = False,
         progress: Progress | None = None,
         only: set[str] | None = None,
+        accept_empty: bool = False,
     ) -> PassReport:
-        """One pass: read what changed (everything with `rebuild`), keep what compaction took."""
+        """One pass: read what changed (everything with `rebuild`), keep what compaction took.
+        A store folder that is missing or unreadable, or that lists no session file while the
+        index holds live sessions (unless `accept_empty`), is not applied: the report says why
+        in `refused` and the index is left as it was."""
         started = time.perf_counter()
+        cap = settings.max_session_bytes()
+        redact = settings.redact_secrets()
         report = PassReport()
         files, scan_notes = scan_session_files(self.root)
         report.notes.extend(scan_notes)
@@ -208,6 +312,12 @@ class Index:
                 row[0]: (row[1], row[2], row[3])
                 for row in self.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
             }
+            live = sum(1 for state in known.values() if state[2] == 0)
+            report.refused = self._refusal(files, scan_notes, live, accept_empty)
+            if report.refused is not None:
+                report.seconds = time.perf_counter() - started
+                return report
+            self._judge_unreadable_under(cap)
             dead_ids, dead_workspaces = self._tombstones()
             exclude = self._apply_exclude_list(report)
             skipped = {
@@ -243,14 +353,15 @@ class Index:
             if changed:
                 # The list is read only when a file must be: its titles and start dates matter
                 # to new sessions, and parsing it is most of what a quiet pass would cost.
-                entries, list_notes = read_session_list(self.root)
+                entries, list_notes = read_session_list(self.root, max_bytes=cap)
                 report.notes.extend(list_notes)
                 todo = [
                     SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
                     for f in changed
                 ]
             for done, ref in enumerate(todo, 1):
-                self._refresh_one(ref, dead_workspaces, exclude, report)
+                read = read_session(ref, redact_secrets=redact, max_bytes=cap)
+                self._refresh_one(ref, read, dead_workspaces, exclude, report)
                 if progress:
                     progress(done, len(todo))
             gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
@@ -271,6 +382,51 @@ class Index:
                     )
         report.seconds = time.perf_counter() - started
         return report
+
+    def _refusal(
+        self,
+        files: list[SessionFile] | None,
+        scan_notes: list[Diagnostic],
+        live: int,
+        accept_empty: bool,
+    ) -> StoreRefusal | None:
+        folder = self.root / "sessions"
+        kept = "not applied"
+        if live:
+            kept += f": the index keeps its {live} session{'s' * (live != 1)} as they were"
+        if files is None:
+            try:
+                os.lstat(folder)
+            except FileNotFoundError:
+                return StoreRefusal(
+                    "missing",
+                    f"there is no Continue session store at {folder}; {kept} (set "
+                    "DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)",
+                )
+            except OSError:
+                pass
+            reason = scan_notes[0].message if scan_notes else "not a folder"
+            return StoreRefusal(
+                "unreadable", f"cannot list Continue's session store {folder} ({reason}); {kept}"
+            )
+        if not files and live >= EMPTIED_STORE_SESSIONS and not accept_empty:
+            # An unmounted or half-synced home looks exactly like this.
+            return StoreRefusal(
+                "empty",
+                f"Continue's session store {folder} holds no session file; {kept}. If every "
+                "session really is gone, `deja index --accept-empty` marks them deleted",
+            )
+        return None
+
+    def _judge_unreadable_under(self, cap: int) -> None:
+        """Files are remembered as unreadable under the size cap then in force: under another
+        cap (raised to read a big file), each is tried again."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'max_session_bytes'").fetchone()
+        if row is not None and row[0] == str(cap):
+            return
+        with self.transaction() as db:
+            db.execute("DELETE FROM unreadable")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('max_session_bytes', ?)", (str(cap),))
 
     def _apply_exclude_list(self, report: PassReport) -> ExcludeList:
         """When the exclude list changed, drop what it now excludes and forget what it skipped
@@ -294,11 +450,11 @@ class Index:
     def _refresh_one(
         self,
         ref: SessionRef,
+        read: SessionRead,
         dead_workspaces: list[str],
         exclude: ExcludeList,
         report: PassReport,
     ) -> None:
-        read = read_session(ref)
         report.read += 1
         if read.session is None:
             report.errors.extend(read.diagnostics)
@@ -321,8 +477,8 @@ class Index:
         if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
             with self.transaction() as db:
                 db.execute(
-                    "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
-                    (session.id, time.time()),
+                    "INSERT OR REPLACE INTO tombstones VALUES (?, ?, ?)",
+                    (_SWEPT, session.id, time.time()),
                 )
             return
         if exclude.excludes(session.workspace):

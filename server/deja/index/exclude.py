@@ -9,17 +9,11 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from deja import settings
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
-
-
-def exclude_file(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    return Path(base) / "deja" / "exclude"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +34,7 @@ class ExcludeList:
 
 
 def load_exclude_list(path: Path | None = None) -> ExcludeList:
-    path = path or exclude_file()
+    path = path or settings.exclude_file()
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

@@ -6,6 +6,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from deja import settings
+
 SCHEMA_VERSION = 1
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
@@ -94,13 +96,8 @@ class IndexCorrupt(RuntimeError):
     """The index file cannot be opened as a Deja index."""
 
 
-def default_home(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """`DEJA_HOME`, else `$XDG_DATA_HOME/deja`, else `~/.local/share/deja`."""
-    env = os.environ if env is None else env
-    if env.get("DEJA_HOME"):
-        return Path(env["DEJA_HOME"]).expanduser()
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
-    return Path(base).expanduser() / "deja"
+# Where the index lives: `DEJA_HOME`, else `$XDG_DATA_HOME/deja`, else `~/.local/share/deja`.
+default_home = settings.deja_home
 
 
 def prepare_home(home: Path) -> None:

@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from deja import __version__
+from deja.index import StoreRefusal
 from deja.query import History, Scope, ScopeChoice
 
 from .documents import FileView, FileViews, build_view, read_document
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 OPEN_TIMEOUT_S = 60.0
 INDEX_CHANGED = "deja/indexChanged"
+STORE_STATUS = "deja/storeStatus"
 
 
 class DejaServer(LanguageServer):
@@ -81,6 +83,18 @@ class DejaServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
             self.workspace_code_lens_refresh(None)
+
+    def store_status(self, refusal: StoreRefusal | None) -> None:
+        """Tell the client whether passes apply Continue's store (VS Code's status bar shows
+        it): sent when that changes, `ok` false while a missing or emptied store is refused."""
+        self.protocol.notify(
+            STORE_STATUS,
+            {
+                "ok": refusal is None,
+                "problem": None if refusal is None else refusal.problem,
+                "message": None if refusal is None else refusal.message,
+            },
+        )
 
     def views_folder(self) -> Path:
         return self.queries().home / "views"

@@ -11,13 +11,22 @@ from typing import TypeVar
 
 from lsprotocol import types
 
-from deja.index import PassReport
+from deja.index import PassReport, StoreRefusal
 from deja.query import History
+from deja.settings import SettingError
 
 from .context import DejaServer
 from .watch import TICK_S, StoreWatcher, session_id_of
 
 PROGRESS_TOKEN = "deja/indexing"
+# While the store is refused, a whole pass every this many ticks sees it come back (or accepted
+# empty by `deja index --accept-empty`) even when no session file changes.
+REFUSED_RETRY_TICKS = 8
+NOT_APPLIED = {
+    "missing": "Continue's store is missing",
+    "unreadable": "Continue's store cannot be listed",
+    "empty": "Continue's store lists no session",
+}
 T = TypeVar("T")
 
 
@@ -48,6 +57,8 @@ class PassProgress:
 
 
 def end_message(report: PassReport) -> str:
+    if report.refused is not None:
+        return f"not applied: {NOT_APPLIED[report.refused.problem]}"
     errors = f" · {len(report.errors)} unreadable" if report.errors else ""
     return f"{report.sessions} sessions · {report.changed} indexed{errors}"
 
@@ -59,6 +70,8 @@ class Indexer:
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deja-index")
         self.stopping = threading.Event()
         self.task: asyncio.Task[None] | None = None
+        self.refused: StoreRefusal | None = None
+        self.refused_ticks = 0
 
     def start(self) -> None:
         # Kept: the loop holds tasks only weakly.
@@ -125,6 +138,9 @@ class Indexer:
             outcome = end_message(report)
         except PassCancelled:
             raise
+        except SettingError as error:  # the user's to fix: say it where they look
+            outcome = "failed (see the log)"
+            self.ls.tell(str(error), types.MessageType.Error)
         except Exception as error:
             outcome = "failed (see the log)"
             self.ls.log(f"indexing failed: {error}", types.MessageType.Error)
@@ -157,9 +173,17 @@ class Indexer:
     async def _tick(self, writer: History, watcher: StoreWatcher) -> None:
         try:
             due = await self._off_loop(watcher.poll)
-            if not due:
+            if self.refused is not None:
+                self.refused_ticks += 1
+                if not due and self.refused_ticks < REFUSED_RETRY_TICKS:
+                    return
+                # Whole: what changed while the store was away is not all in `due`.
+                self.refused_ticks = 0
+                report = await self._off_loop(writer.refresh)
+            elif due:
+                report = await self._off_loop(lambda: writer.refresh(only=due))
+            else:
                 return
-            report = await self._off_loop(lambda: writer.refresh(only=due))
         except Exception as error:
             if self.stopping.is_set():
                 raise PassCancelled from error
@@ -168,6 +192,7 @@ class Indexer:
         self._after(report, watcher)
 
     def _after(self, report: PassReport, watcher: StoreWatcher) -> None:
+        self._store_applied(report.refused, watcher)
         failed: set[str] = set()
         for problem in report.errors:
             session_id = session_id_of(problem.path)
@@ -184,3 +209,16 @@ class Indexer:
                 watcher.succeeded(session_id)
         if report.changed_ids:
             self.ls.index_changed(list(dict.fromkeys(report.changed_ids)))
+
+    def _store_applied(self, refusal: StoreRefusal | None, watcher: StoreWatcher) -> None:
+        """One log line and one `deja/storeStatus` when the store stops (or starts again)
+        being applied; nothing while it stays so."""
+        before = None if self.refused is None else self.refused.problem
+        self.refused = refusal
+        if (None if refusal is None else refusal.problem) == before:
+            return
+        if refusal is None:
+            self.ls.log(f"Continue's store {watcher.root / 'sessions'} is back; indexing it")
+        else:
+            self.ls.log(refusal.message, types.MessageType.Warning)
+        self.ls.store_status(refusal)

@@ -1,7 +1,8 @@
 """The MCP tools: their definitions and their answers, thin over `History`. No MCP library here
 (`server.py` wires these to the SDK), so the answers are tested without a server.
 
-Every answer is framed by `deja.recall.frame` and fits `MAX_ANSWER_BYTES`; the definitions are
+Every answer is framed by `deja.recall.frame` and fits `MAX_ANSWER_BYTES` (an error is the
+tool's own plain message, not recalled data, so it is not framed); the definitions are
 what every request the agent sends carries, so they are kept short (a test measures them).
 """
 
@@ -27,6 +28,8 @@ from deja.query import (
 )
 from deja.query.digest import build_digest
 from deja.recall import frame, nothing_found
+
+from .topic import topic_first
 
 MAX_ANSWER_BYTES = 4096
 # A restore transcript is the one long answer (it replaces re-reading a whole session), but it
@@ -211,10 +214,11 @@ class Recall:
             return [self._failure] if self._failure else []
         with self._pass_lock:
             try:
-                self._writer.refresh()
+                report = self._writer.refresh()
             except Exception as error:  # a store or disk fault must not end the server
                 return [f"Deja could not bring its index up to date ({error})"]
-        return []
+        # A missing or emptied store is not applied: the answer says so.
+        return [report.refused.message] if report.refused else []
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
         return self._indexed.wait(timeout)
@@ -235,14 +239,14 @@ class Recall:
         self._opened.wait()
         if self._reader is None:
             raise ToolError(self._failure or "Deja's index could not be opened")
-        store = self._reader.root / "sessions"
-        notes = [] if store.is_dir() else [f"there is no Continue session store at {store}"]
         if not self._indexed.is_set():
+            store = self._reader.root / "sessions"
+            notes = [] if store.is_dir() else [f"there is no Continue session store at {store}"]
             return self._reader, [BUILDING, *notes]
-        return self._reader, [*self._refresh(), *notes]
+        return self._reader, self._refresh()
 
     def answer(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        """The framed text for a tool call, and whether it is an error."""
+        """The framed text for a tool call, or the plain message of an error; and which."""
         handlers: dict[str, Callable[[dict[str, Any]], str]] = {
             "deja_search": self.search,
             "deja_file_history": self.file_history,
@@ -250,11 +254,11 @@ class Recall:
         }
         handler = handlers.get(name)
         if handler is None:
-            return frame(f"Unknown tool {name!r}."), True
+            return f"Unknown tool {name!r}.", True
         try:
             return handler(arguments), False
         except ToolError as error:
-            return frame(str(error)), True
+            return str(error), True
 
     def search(self, arguments: dict[str, Any]) -> str:
         text = _text(arguments, "query", required=True)
@@ -316,13 +320,15 @@ class Recall:
                 result = restore("last", topic=topic, cwd=self.cwd)
             else:
                 result = restore(session=session, topic=topic, cwd=self.cwd)
-        except UnknownSession as error:
-            return frame(nothing_found(f"{error.args[0]}."), notes)
+        except UnknownSession as error:  # the caller named no session: its mistake
+            raise ToolError(f"{error.args[0]}.") from None
         except (RestoreError, QueryError) as error:
             raise ToolError(str(error)) from None
         notes += result.notes
         if result.text:
-            return frame(_cut_bytes(result.text, MAX_RESTORE_BYTES), notes)
+            # The cut keeps the start: a topic restore starts with the turns about it.
+            text = topic_first(history, result) if result.topic else result.text
+            return frame(_cut_bytes(text, MAX_RESTORE_BYTES), notes)
         return frame(nothing_found(result.message or "no session to restore."), notes)
 
     def _digest(self, history: History, session: str, notes: list[str]) -> str:
@@ -330,7 +336,7 @@ class Recall:
             try:
                 view = history.show(session)
             except UnknownSession as error:
-                return frame(nothing_found(f"{error.args[0]}."), notes)
+                raise ToolError(f"{error.args[0]}.") from None
         else:
             previous = _previous(history.sessions(history.scope_for(cwd=self.cwd).scope, 2))
             if previous is None:

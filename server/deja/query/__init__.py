@@ -2,7 +2,7 @@
 
 from .blame import FileEvent, LineRange
 from .history import History, Stats
-from .scope import Scope, ScopeChoice
+from .scope import Scope, ScopeChoice, WorkspaceError
 from .search import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -32,4 +32,5 @@ __all__ = [
     "Stats",
     "TurnRecord",
     "UnknownSession",
+    "WorkspaceError",
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import sqlite3
 from dataclasses import dataclass, field
 
 import orjson
+
+from deja.continue_store.workspace import normalize_workspace, workspace_contains
 
 FILE_ROLES = ("edit", "read", "attached")
 
@@ -90,16 +93,24 @@ def _matching_paths(
     return []
 
 
-def file_history(
-    db: sqlite3.Connection,
-    absolute: str,
-    *,
-    relative: str | None = None,
-    typed: str = "",
-    limit: int = 200,
-) -> list[FileEvent]:
-    """Newest first. `relative` is the path relative to the workspace it was asked from."""
-    paths = _matching_paths(db, absolute, relative, typed)
+def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
+    """The indexed paths `path` names: a file:// URI or a path (absolute, or relative to `cwd`),
+    then the same path relative to its workspace in any workspace, then the longest suffix any
+    record has. `deja blame` and `deja search --file` both find files this way."""
+    typed = normalize_workspace(path) if path.lower().startswith("file://") else path
+    here = normalize_workspace(cwd)
+    absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
+    relative = None
+    for (workspace,) in db.execute("SELECT DISTINCT workspace FROM sessions"):
+        if workspace and workspace_contains(workspace, absolute) and absolute != workspace:
+            candidate = absolute[len(workspace.rstrip("/")) + 1 :]
+            if relative is None or len(candidate) < len(relative):
+                relative = candidate
+    return _matching_paths(db, absolute, relative, typed)
+
+
+def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) -> list[FileEvent]:
+    """Newest first: the events of `paths` (as `resolve_file` finds them)."""
     if not paths:
         return []
     roles = ",".join(f"'{role}'" for role in FILE_ROLES)

@@ -3,8 +3,9 @@ and never read the store themselves."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,12 +14,12 @@ from deja.continue_store import resolve_root
 from deja.continue_store.store import scan_session_files
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
 from deja.index import Index, PassReport, default_home
-from deja.index.core import Progress
+from deja.index.core import NotIndexed, Progress, Tombstone
 
 from . import blame
 from . import sessions as session_queries
 from .fork import ForkCommand, fork_command
-from .scope import Scope, ScopeChoice, current_scope, workspace_scope
+from .scope import Scope, ScopeChoice, current_scope, named_scope
 from .search import SearchQuery, SearchResult, search
 
 if TYPE_CHECKING:
@@ -56,18 +57,24 @@ class History:
         rebuild: bool = False,
         progress: Progress | None = None,
         only: set[str] | None = None,
+        accept_empty: bool = False,
     ) -> PassReport:
-        return self.index.refresh(rebuild=rebuild, progress=progress, only=only)
+        """A pass; a missing or emptied store is not applied (see `PassReport.refused`)."""
+        return self.index.refresh(
+            rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+        )
 
     # Scope ----------------------------------------------------------------------------------
 
     def scope_for(
         self, *, all_workspaces: bool = False, workspace: str | None = None, cwd: str | None = None
     ) -> ScopeChoice:
+        """`workspace` as the user names it (`scope.named_scope`; raises `WorkspaceError`), else
+        the workspace holding `cwd` (all of them, with a note, when none does)."""
         if all_workspaces:
             return ScopeChoice(Scope())
         if workspace:
-            return ScopeChoice(workspace_scope(self.db, os.path.abspath(workspace)))
+            return ScopeChoice(named_scope(self.db, workspace, cwd or os.getcwd()))
         return current_scope(self.db, cwd or os.getcwd())
 
     def scope_for_folders(self, folders: Sequence[str]) -> ScopeChoice:
@@ -97,6 +104,10 @@ class History:
         self, scope: Scope, limit: int = 50, offset: int = 0
     ) -> list[session_queries.SessionSummary]:
         return session_queries.list_sessions(self.db, scope, limit, offset)
+
+    def count_sessions(self, scope: Scope) -> int:
+        """How many sessions `sessions` pages through in `scope`."""
+        return session_queries.count_sessions(self.db, scope)
 
     def resolve_session(self, given: str) -> str:
         return session_queries.resolve_session_id(self.db, given)
@@ -170,16 +181,10 @@ class History:
     def file_history(
         self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None
     ) -> list[blame.FileEvent]:
-        """Events for `path` (absolute or relative to `cwd`), ranges placed in `document`."""
-        here = normalize_workspace(cwd or os.getcwd())
-        absolute = normalize_workspace(os.path.normpath(os.path.join(here, path)))
-        relative = None
-        for (workspace,) in self.db.execute("SELECT DISTINCT workspace FROM sessions"):
-            if workspace and workspace_contains(workspace, absolute) and absolute != workspace:
-                candidate = absolute[len(workspace.rstrip("/")) + 1 :]
-                if relative is None or len(candidate) < len(relative):
-                    relative = candidate
-        events = blame.file_history(self.db, absolute, relative=relative, typed=path, limit=limit)
+        """Events for `path` (a file:// URI, absolute, relative to `cwd`, relative to a workspace
+        or the end of a path: `blame.resolve_file`), ranges placed in `document`."""
+        paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
+        events = blame.file_history(self.db, paths, limit=limit)
         if document is not None:
             blame.place_in_document(events, document)
         return events
@@ -212,15 +217,53 @@ class History:
             store_path=str(self.root),
         )
 
-    def forget_session(self, session_id: str) -> bool:
-        found = self.index.forget_session(self.resolve_session(session_id))
+    def forget_preview(
+        self, *, session: str | None = None, workspace: str | None = None
+    ) -> list[session_queries.SessionSummary]:
+        """What `forget_session(session)` or `forget_workspace(workspace)` would remove, newest
+        first; nothing changes. Raises `UnknownSession` when the index holds none of it."""
+        if session is not None:
+            return [session_queries.session_summary(self.db, self.resolve_session(session))]
+        if workspace is None:
+            raise ValueError("forget_preview needs a session or a workspace")
+        with self._nothing_indexed():
+            ids = self.index.workspace_sessions(os.path.abspath(workspace))
+        summaries = [session_queries.session_summary(self.db, i) for i in ids]
+        return sorted(summaries, key=lambda s: (-s.last_active, -s.started, s.id))
+
+    def forget_session(self, session_id: str) -> session_queries.SessionSummary:
+        """Remove a session from the index for good (a tombstone keeps later passes from
+        bringing it back); returns what it was. Raises `UnknownSession`."""
+        summary = session_queries.session_summary(self.db, self.resolve_session(session_id))
+        with self._nothing_indexed():
+            self.index.forget_session(summary.id)
         self._prune_restore_cache()
-        return found
+        return summary
 
     def forget_workspace(self, directory: str) -> int:
-        count = self.index.forget_workspace(os.path.abspath(directory))
+        """Remove a workspace's sessions (and keep its later ones out); how many went. Raises
+        `UnknownSession` when the index holds no session of it."""
+        with self._nothing_indexed():
+            count = self.index.forget_workspace(os.path.abspath(directory))
         self._prune_restore_cache()
         return count
+
+    def tombstones(self) -> list[Tombstone]:
+        return self.index.tombstones()
+
+    def unforget(self, given: str) -> Tombstone:
+        """Undo a forget: a forgotten session id (8+ characters) or workspace directory. The next
+        pass indexes it again from Continue's store (what only Deja had kept is gone)."""
+        with self._nothing_indexed():
+            return self.index.undo_forget(given, os.path.abspath(given))
+
+    @contextlib.contextmanager
+    def _nothing_indexed(self) -> Iterator[None]:
+        """The index's `NotIndexed` as the query layer's user error."""
+        try:
+            yield
+        except NotIndexed as error:
+            raise session_queries.UnknownSession(str(error)) from None
 
     def _prune_restore_cache(self) -> None:
         """A forgotten session's restore transcript must not outlive it on disk."""

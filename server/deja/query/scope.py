@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass, field
 
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
+
+
+class WorkspaceError(ValueError):
+    """A workspace named by the user that is no known workspace, or more than one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +58,35 @@ def current_scope(db: sqlite3.Connection, cwd: str) -> ScopeChoice:
     # The innermost workspace that holds the directory, plus any nested inside it.
     innermost = max(containing, key=len)
     return ScopeChoice(workspace_scope(db, innermost))
+
+
+def named_scope(db: sqlite3.Connection, given: str, cwd: str) -> Scope:
+    """A workspace the user named (`--workspace`): a folder (absolute, relative to `cwd`, or a
+    file:// URI) that is a workspace or holds some; else, for a name that is not written as a
+    path, the one workspace whose path ends with it (`myproj`, `work/myproj`); else the
+    innermost workspace holding the folder."""
+    known = _workspaces(db)
+    as_path = given.lower().startswith("file://") or given.startswith(("/", ".", "~"))
+    if given.lower().startswith("file://"):
+        target = normalize_workspace(given)
+    else:
+        target = normalize_workspace(os.path.normpath(os.path.join(cwd, os.path.expanduser(given))))
+    if any(workspace_contains(target, workspace) for workspace in known):
+        return workspace_scope(db, target)
+    if not as_path:
+        tail = given.replace("\\", "/").strip("/")
+        ending = sorted(w for w in known if w == tail or w.endswith("/" + tail))
+        if len(ending) == 1:
+            return workspace_scope(db, ending[0])
+        if ending:
+            raise WorkspaceError(
+                f"{given!r} matches {len(ending)} workspaces ({', '.join(ending)});"
+                " give more of the path"
+            )
+    containing = [w for w in known if workspace_contains(w, target)]
+    if containing:
+        return workspace_scope(db, max(containing, key=len))
+    raise WorkspaceError(
+        f"no Continue workspace matches {given!r} (`deja sessions --all` lists the sessions of"
+        " every workspace)"
+    )

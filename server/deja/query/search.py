@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from deja.index.tokens import identifier_parts
 
+from . import blame
 from .scope import Scope
 
 HIGHLIGHT_START = "\x02"
 HIGHLIGHT_END = "\x03"
+# A snippet shows at most this many characters around its best match, whatever the record's size.
+SNIPPET_CHARS = 300
+ELLIPSIS = "…"
 
 # Ranking: BM25 (lower is better in SQLite) scaled by how much a record of that role tells the
 # user; user requests and summaries count most, tool output least.
@@ -34,10 +40,13 @@ _ROLE_CASE = (
 )
 _TOKEN = re.compile(r"[^\W_]+")
 _QUERY_PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
+_MARK = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
+# Uppercase only: lowercase `and`/`or`/`not` stay words to search for.
+_OPERATORS = ("AND", "OR", "NOT")
 
 
 class QueryError(ValueError):
-    """The query cannot be searched (empty, only exclusions)."""
+    """The query cannot be searched (empty, only exclusions, an operator without its words)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,36 +66,113 @@ class Term:
         return f'({quoted} OR "{" ".join(self.parts)}"{star})'
 
 
-def parse_query(text: str) -> list[Term]:
-    """Words (AND), `"exact phrase"`, `prefix*`, `-exclude`. A word with punctuation in it
-    (`parse_config`, `src/app/main.py`) is searched as the phrase of its parts."""
-    terms: list[Term] = []
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    """Every group must match (AND), one term of a group is enough (OR); no exclusion may."""
+
+    groups: tuple[tuple[Term, ...], ...]
+    excluded: tuple[Term, ...] = ()
+
+    def terms(self) -> list[Term]:
+        return [term for group in self.groups for term in group]
+
+    def map_terms(self, change: Callable[[Term], Term]) -> ParsedQuery:
+        return ParsedQuery(
+            tuple(tuple(change(term) for term in group) for group in self.groups),
+            tuple(change(term) for term in self.excluded),
+        )
+
+
+def _parts(text: str) -> list[Term | str]:
+    """The query's terms and operators in order; a word without letters or digits is dropped."""
+    parts: list[Term | str] = []
     for match in _QUERY_PART.finditer(text):
         if match.group(2) is not None:
             tokens = tuple(_TOKEN.findall(match.group(2).lower()))
             if tokens:
-                terms.append(Term(tokens, exclude=bool(match.group(1)), phrase=True))
+                parts.append(Term(tokens, exclude=bool(match.group(1)), phrase=True))
             continue
         word = match.group(3)
+        if word in _OPERATORS:
+            parts.append(word)
+            continue
         exclude = word.startswith("-") and len(word) > 1
         word = word[1:] if exclude else word
         prefix = word.endswith("*")
         tokens = tuple(_TOKEN.findall(word.lower()))
         if tokens:
-            parts = tuple(identifier_parts(word).lower().split())
-            terms.append(
-                Term(tokens, prefix=prefix, exclude=exclude, parts=parts if len(parts) > 1 else ())
+            split = tuple(identifier_parts(word).lower().split())
+            parts.append(
+                Term(tokens, prefix=prefix, exclude=exclude, parts=split if len(split) > 1 else ())
             )
-    if not any(not term.exclude for term in terms):
+    return parts
+
+
+def _operator_error(operator: str) -> QueryError:
+    where = "after it" if operator == "NOT" else "on each side"
+    return QueryError(
+        f"{operator} needs a word {where}; write {operator.lower()!r} in lowercase to search"
+        " for the word"
+    )
+
+
+def _exclusion_in_or() -> QueryError:
+    return QueryError(
+        "OR joins words to find, not exclusions (NOT word, -word); write 'or' in lowercase to"
+        " search for the word"
+    )
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """Words (all must match), `"exact phrase"`, `prefix*`, `-exclude`, and the operators `OR`
+    (either side matches; it binds tighter than the implicit AND: `retry timeout OR deadline`),
+    `AND` (the same as a space) and `NOT word` (the same as `-word`). A word with punctuation
+    in it (`parse_config`, `src/app/main.py`) is searched as the phrase of its parts."""
+    groups: list[list[Term]] = []
+    excluded: list[Term] = []
+    last: Term | None = None
+    joining: str | None = None  # "AND" or "OR" waiting for the word on its right
+    negate = False
+    for part in _parts(text):
+        if isinstance(part, str):
+            if part == "NOT":
+                if joining == "OR":
+                    raise _exclusion_in_or()
+                if negate:
+                    raise _operator_error("NOT")
+                negate = True
+                continue
+            if last is None or joining or negate:
+                raise _operator_error(part)
+            if part == "OR" and last.exclude:
+                raise _exclusion_in_or()
+            joining = part
+            continue
+        term = replace(part, exclude=True) if negate else part
+        if joining == "OR":
+            if term.exclude:
+                raise _exclusion_in_or()
+            groups[-1].append(term)
+        elif term.exclude:
+            excluded.append(term)
+        else:
+            groups.append([term])
+        last, joining, negate = term, None, False
+    if negate or joining:
+        raise _operator_error("NOT" if negate else str(joining))
+    if not groups:
         raise QueryError(
-            "the search needs at least one word to find" if terms else "the search is empty"
+            "the search needs at least one word to find" if excluded else "the search is empty"
         )
-    return terms
+    return ParsedQuery(tuple(tuple(group) for group in groups), tuple(excluded))
 
 
-def fts_expression(terms: list[Term]) -> str:
-    positive = " AND ".join(term.fts() for term in terms if not term.exclude)
-    negative = "".join(f" NOT {term.fts()}" for term in terms if term.exclude)
+def fts_expression(query: ParsedQuery) -> str:
+    positive = " AND ".join(
+        group[0].fts() if len(group) == 1 else "(" + " OR ".join(t.fts() for t in group) + ")"
+        for group in query.groups
+    )
+    negative = "".join(f" NOT {term.fts()}" for term in query.excluded)
     return f"({positive}){negative}" if negative else positive
 
 
@@ -95,11 +181,14 @@ class SearchQuery:
     text: str
     scope: Scope = field(default_factory=Scope)
     role: str | None = None
+    # As `deja blame` takes it: a path (absolute, or relative to `cwd`), a file:// URI, a path
+    # relative to a workspace, or the end of one.
     file: str | None = None
     session: str | None = None
     since: float | None = None
     limit: int = 20
     offset: int = 0
+    cwd: str | None = None
 
 
 @dataclass(slots=True)
@@ -127,11 +216,14 @@ class SearchResult:
     approximate: bool = False
     notes: list[str] = field(default_factory=list)
     corrections: dict[str, str] = field(default_factory=dict)
+    # Every hit of the query and its filters, not only the page's.
+    total: int = 0
 
 
-def _run(db: sqlite3.Connection, expression: str, query: SearchQuery) -> list[Hit]:
-    where = ["records_fts MATCH ?"]
-    params: list[object] = [expression]
+def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], list[object]]:
+    """The WHERE clauses besides MATCH, shared by the page and its count."""
+    where: list[str] = []
+    params: list[object] = []
     if query.role:
         where.append("r.role = ?")
         params.append(query.role)
@@ -141,34 +233,50 @@ def _run(db: sqlite3.Connection, expression: str, query: SearchQuery) -> list[Hi
     if query.since is not None:
         where.append("r.time >= ?")
         params.append(query.since)
-    if query.file:
-        where.append("(r.path = ? OR r.path LIKE ? ESCAPE '\\')")
-        params.extend([query.file, "%/" + _like_escape(query.file.lstrip("/"))])
+    if paths is not None:
+        where.append(f"r.path IN ({','.join('?' * len(paths))})")
+        params.extend(paths)
     scope_sql, scope_params = query.scope.sql("s.workspace")
     if scope_sql:
         where.append(scope_sql)
         params.extend(scope_params)
+    return where, params
+
+
+def _run(
+    db: sqlite3.Connection, expression: str, query: SearchQuery, paths: list[str] | None
+) -> tuple[list[Hit], int]:
+    """The page of hits and how many there are in all."""
+    filters, params = _filters(query, paths)
+    where = " AND ".join(["records_fts MATCH ?", *filters])
+    joins = (
+        " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
+        " JOIN sessions s ON s.id = r.session_id"
+    )
     rows = db.execute(
         "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
         " r.compacted, s.title, s.workspace, s.project, s.deleted,"
-        f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score"
-        " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
-        " JOIN sessions s ON s.id = r.session_id"
-        f" WHERE {' AND '.join(where)}"
-        " ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
-        [*params, query.limit, query.offset],
+        f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
+        f" WHERE {where} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
+        [expression, *params, query.limit, query.offset],
     ).fetchall()
+    if len(rows) < query.limit and (rows or not query.offset):
+        total = query.offset + len(rows)  # the page holds the last hit: no count needed
+    else:
+        total = int(
+            db.execute(f"SELECT count(*){joins} WHERE {where}", [expression, *params]).fetchone()[0]
+        )
     if not rows:
-        return []
+        return [], total
     snippets = dict(
         db.execute(
             f"SELECT rowid, snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}',"
-            f" '…', 16) FROM records_fts WHERE records_fts MATCH ? AND rowid IN"
+            f" '{ELLIPSIS}', 16) FROM records_fts WHERE records_fts MATCH ? AND rowid IN"
             f" ({','.join('?' * len(rows))})",
             [expression, *[row[0] for row in rows]],
         ).fetchall()
     )
-    return [
+    hits = [
         Hit(
             session_id=row[1],
             title=row[9],
@@ -177,7 +285,7 @@ def _run(db: sqlite3.Connection, expression: str, query: SearchQuery) -> list[Hi
             turn=row[2],
             time=row[4],
             role=row[3],
-            snippet=_one_line(snippets.get(row[0], "")),
+            snippet=bound_snippet(_one_line(snippets.get(row[0], ""))),
             file=row[5],
             exit_code=row[6],
             status=row[7],
@@ -188,43 +296,72 @@ def _run(db: sqlite3.Connection, expression: str, query: SearchQuery) -> list[Hi
         )
         for row in rows
     ]
+    return hits, total
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def bound_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
+    """At most `limit` characters (highlight marks aside), from a little before the first
+    highlighted match; a highlight the window's end cuts is closed there.
+
+    FTS5's snippet is a number of tokens, and one token can be a whole pasted blob."""
+    pieces = _MARK.split(snippet)
+    marks = (HIGHLIGHT_START, HIGHLIGHT_END)
+    length = sum(len(piece) for piece in pieces if piece not in marks)
+    if length <= limit:
+        return snippet
+    width = limit - 2 * len(ELLIPSIS)
+    first = max(snippet.find(HIGHLIGHT_START), 0)  # no mark comes before it
+    start = max(0, min(first - width // 4, length - width))
+    end = start + width
+    out = [ELLIPSIS] if start else []
+    position = 0
+    highlighted = False
+    for piece in pieces:
+        if piece in marks:
+            if start <= position < end:
+                out.append(piece)
+                highlighted = piece == HIGHLIGHT_START
+            continue
+        out.append(piece[max(start - position, 0) : max(end - position, 0)])
+        position += len(piece)
+    if highlighted:
+        out.append(HIGHLIGHT_END)
+    if end < length:
+        out.append(ELLIPSIS)
+    return "".join(out)
 
 
 def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
-    terms = parse_query(query.text)
-    hits = _run(db, fts_expression(terms), query)
+    parsed = parse_query(query.text)
+    paths = None
+    if query.file:
+        paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
+        if not paths:
+            return SearchResult([])
+    hits, total = _run(db, fts_expression(parsed), query, paths)
     if hits or query.offset:
-        return SearchResult(hits)
-    corrections = _corrections(db, terms)
+        return SearchResult(hits, total=total)
+    corrections = _corrections(db, parsed)
     if not corrections:
         return SearchResult([])
-    fuzzy = [
-        Term(
-            tuple(corrections.get(t, t) for t in term.tokens),
-            term.prefix,
-            term.exclude,
-            term.phrase,
-            term.parts,
-        )
-        for term in terms
-    ]
-    hits = _run(db, fts_expression(fuzzy), query)
-    return SearchResult(hits, approximate=bool(hits), corrections=corrections if hits else {})
+    fuzzy = parsed.map_terms(
+        lambda term: replace(term, tokens=tuple(corrections.get(t, t) for t in term.tokens))
+    )
+    hits, total = _run(db, fts_expression(fuzzy), query, paths)
+    return SearchResult(
+        hits, approximate=bool(hits), corrections=corrections if hits else {}, total=total
+    )
 
 
-def _corrections(db: sqlite3.Connection, terms: list[Term]) -> dict[str, str]:
+def _corrections(db: sqlite3.Connection, query: ParsedQuery) -> dict[str, str]:
     """For each word the index does not know, the closest word it does (edit distance 1–2)."""
     corrections: dict[str, str] = {}
-    for term in terms:
-        if term.exclude or term.prefix:
+    for term in query.terms():
+        if term.prefix:
             continue
         for token in term.tokens:
             if len(token) < 4 or token in corrections or _known(db, token):

@@ -58,6 +58,11 @@ def _summary(row: tuple[object, ...]) -> SessionSummary:
     )
 
 
+# Newest first, everywhere sessions are ordered. Last activity is the file's mtime; files copied
+# (`cp -r`), restored from a backup or synced can share one: the later start, then the id, decide.
+NEWEST_FIRST = "last_active DESC, started DESC, id"
+
+
 def list_sessions(
     db: sqlite3.Connection, scope: Scope, limit: int = 50, offset: int = 0
 ) -> list[SessionSummary]:
@@ -65,19 +70,36 @@ def list_sessions(
     scope_sql, params = scope.sql("workspace")
     where = f"WHERE {scope_sql}" if scope_sql else ""
     rows = db.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions {where}"
-        " ORDER BY last_active DESC, id LIMIT ? OFFSET ?",
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
     summaries = [_summary(row) for row in rows]
-    newest = db.execute(
-        f"SELECT id FROM sessions {where + ' AND' if where else 'WHERE'} deleted = 0"
-        " ORDER BY last_active DESC, id LIMIT 1",
+    newest = current_session(db, scope)
+    for summary in summaries:
+        summary.current = newest is not None and summary.id == newest.id
+    return summaries
+
+
+def current_session(db: sqlite3.Connection, scope: Scope) -> SessionSummary | None:
+    """The session being written now: the newest in scope whose file still exists."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"{scope_sql} AND deleted = 0" if scope_sql else "deleted = 0"
+    row = db.execute(
+        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
         params,
     ).fetchone()
-    for summary in summaries:
-        summary.current = newest is not None and summary.id == newest[0]
-    return summaries
+    if row is None:
+        return None
+    summary = _summary(row)
+    summary.current = True
+    return summary
+
+
+def count_sessions(db: sqlite3.Connection, scope: Scope) -> int:
+    """How many sessions `list_sessions` pages through."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"WHERE {scope_sql}" if scope_sql else ""
+    return int(db.execute(f"SELECT count(*) FROM sessions {where}", params).fetchone()[0])
 
 
 def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
