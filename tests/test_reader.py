@@ -278,7 +278,9 @@ def test_unfinished_or_failed_edit_keeps_path_and_status_but_no_lines(
     )
     write_session(tmp_path, session_doc("s", [user("e"), assistant("", [state])]))
     record = record_of(only_session(tmp_path), "edit")
-    assert (record.status, record.path, record.hunks) == (status, "/w/proj/a.py", ())
+    # A canceled call with this output was refused (see the test below).
+    expected = "refused" if status == "canceled" else status
+    assert (record.status, record.path, record.hunks) == (expected, "/w/proj/a.py", ())
     assert record.output == "Permission denied by user"
 
 
@@ -516,3 +518,25 @@ def test_reading_never_changes_the_store(tmp_path: Path) -> None:
     read_store(tmp_path)
     list_store(tmp_path)
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("status", "output", "expected"),
+    [
+        ("canceled", "Permission denied by user", "refused"),
+        ("canceled", "Command blocked by security policy", "refused"),
+        ("canceled", "Interactive permission prompt unavailable", "refused"),
+        ("canceled", None, "canceled"),
+        ("canceled", "The user cancelled this tool call.", "canceled"),
+        ("errored", "Error executing tool Bash: Error (exit code 1): Permission denied", "errored"),
+        ("done", "Permission denied by user", "done"),
+    ],
+)
+def test_a_call_refused_permission_is_refused_not_canceled(
+    tmp_path: Path, status: str, output: str | None, expected: str
+) -> None:
+    """`cn` records a call it did not run because the user or a policy refused it as `canceled`
+    with one of these outputs; other cancellations (stopped, interrupted) stay `canceled`."""
+    state = call("Bash", {"command": "rm -rf build"}, output, status=status)
+    write_session(tmp_path, session_doc("s", [user("x"), assistant("", [state])]))
+    assert record_of(only_session(tmp_path), "command").status == expected

@@ -12,7 +12,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from deja.query.restore import (
     RestoreError,
     Selection,
     collapse,
+    current_lines,
     expand,
     head_tail,
     listing_lines,
@@ -354,7 +355,7 @@ def test_head_tail_keeps_both_ends_on_word_boundaries() -> None:
         ),
         (
             Entry(1, 0, "edit", 0, tool="Edit", path=f"{WS}/a.py", status="errored"),
-            "edit a.py → error",
+            "edit a.py → errored",
         ),
         (Entry(1, 0, "read", 0, tool="Read", path=f"{WS}/a.py", status="done"), "read a.py"),
         (Entry(1, 0, "read", 0, tool="List", path=f"{WS}/src", status="done"), "listed src"),
@@ -376,7 +377,14 @@ def test_listing(store: History) -> None:
     assert [item.number for item in result.listing] == [0, 1, 2, 3, 4]
     assert [item.session.id for item in result.listing] == [E, D, C, B, A]
     assert result.text == "" and result.total == 4
-    lines = listing_lines(result.listing, scope_label=result.scope, total=result.total, tz=UTC)
+    lines = listing_lines(
+        result.listing,
+        scope_label=result.scope,
+        total=result.total,
+        tz=UTC,
+        current=result.current,
+        now=T0 + 30 * DAY,
+    )
     golden("listing.txt", "\n".join(lines) + "\n")
     paged = store.restore(cwd=WS, limit=2, offset=2)
     assert [(i.number, i.session.id) for i in paged.listing] == [(3, B), (4, A)]
@@ -689,7 +697,10 @@ def test_command_last_with_no_previous_session_exits_0(
         ws=str(workspace),
     )
     out = deja(env, workspace, "last")
-    assert (out.returncode, out.stdout, out.stderr) == (0, NO_PREVIOUS + "\n", "")
+    assert (out.returncode, out.stderr) == (0, "")
+    # Nothing before the current session; which one that is, and how to restore it anyway.
+    assert out.stdout.startswith(NO_PREVIOUS + "\nCurrent session (not numbered): ")
+    assert out.stdout.endswith("deja restore --session aaaaaaaa restores it\n")
 
 
 def test_forget_removes_the_cached_transcript(tmp_path: Path) -> None:
@@ -703,5 +714,119 @@ def test_forget_removes_the_cached_transcript(tmp_path: Path) -> None:
         assert list(cache.glob("*.json"))
         history.forget_session("f1")
         assert list(cache.glob("*.json")) == []
+    finally:
+        history.close()
+
+
+# Issue 11: the current session is named, commits of the session's own window ------------------
+
+
+def test_listing_names_the_current_session_and_how_to_restore_it(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    history = History(home=tmp_path / "home", root=root)
+    try:
+        put(root, A, [user("older one"), assistant("ok")], 0, T0 + 100)
+        put(root, B, [user("newest one"), assistant("ok")], 1, T0 + DAY + 100)
+        history.refresh()
+        result = history.restore(cwd=WS)
+        assert [i.session.id for i in result.listing] == [A]
+        assert result.current is not None and result.current.session.id == B
+        lines = listing_lines(
+            result.listing,
+            scope_label=result.scope,
+            total=result.total,
+            tz=UTC,
+            current=result.current,
+            now=T0 + 30 * DAY,
+        )
+        text = "\n".join(lines)
+        assert (
+            'Current session (not numbered): "Migrations" (bbbbbbbb), the newest in /w/proj,'
+            " last active 2025-06-19 16:01" in text
+        )
+        assert "Not the one you are in? deja restore --session bbbbbbbb restores it" in text
+        # The hint does what it says.
+        assert history.restore(session="bbbbbbbb").restored[0].session.id == B
+        # A file written a moment ago: the session open now.
+        recent = current_lines(result.current, scope_label=WS, now=T0 + DAY + 160)
+        assert "written 1 minute ago (open now)" in recent[0]
+    finally:
+        history.close()
+
+
+def test_command_says_which_session_it_left_out(cli_env: tuple[dict[str, str], Path]) -> None:
+    env, workspace = cli_env
+    root = Path(env["DEJA_CONTINUE_ROOT"])
+    ws = str(workspace)
+    put(root, A, [user("the only one"), assistant("ok")], 0, T0 + 100, ws=ws)
+    for selection in ([], ["last"]):
+        out = deja(env, workspace, *selection)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith(NO_PREVIOUS + "\n")
+        assert '"Fix the upload test" (aaaaaaaa), the newest in ' in out.stdout
+        assert "deja restore --session aaaaaaaa restores it" in out.stdout
+    data = json.loads(deja(env, workspace, "--json").stdout)
+    assert data["current"]["id"] == A and data["current"]["why"] == "newest"
+    assert data["current"]["restore"] == "deja restore --session aaaaaaaa"
+    # `last` picks the one before the current session, and says which one it left out.
+    put(root, B, [user("newer one"), assistant("ok")], 1, T0 + DAY, ws=ws)
+    out = deja(env, workspace, "last")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(FORMAT_LINE) and "the only one" in out.stdout
+    assert out.stderr.count("\n") == 1
+    assert 'left out the current session "Migrations" (bbbbbbbb)' in out.stderr
+    assert "deja restore --session bbbbbbbb" in out.stderr
+
+
+def test_commits_are_those_of_the_sessions_own_window(tmp_path: Path) -> None:
+    """From a session's first turn until the next session there starts, or two hours after its
+    last activity, whichever is sooner."""
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*args: str, date: str | None = None) -> None:
+        dated = env | ({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {})
+        subprocess.run(
+            ["git", "-C", str(workspace), *args], check=True, env=dated, capture_output=True
+        )
+
+    git("init", "-q")
+    git("config", "user.email", "dev@example.com")
+    git("config", "user.name", "Dev")
+    hour = 3_600
+    # A: T0 → T0+1h; B starts T0+2h (before A's two hours are up), last active T0+2h10m.
+    commits = {
+        "during-a": T0 + hour // 2,
+        "after-a": T0 + 3 * hour // 2,  # after A's last activity, before B starts
+        "in-b": T0 + 5 * hour // 2,  # B has started: B's, not A's
+        "late": T0 + 5 * hour,  # more than two hours after B's last activity
+    }
+    for name, when in commits.items():
+        (workspace / f"{name}.txt").write_text(name)
+        git("add", f"{name}.txt")
+        stamp = datetime.fromtimestamp(when, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        git("commit", "-q", "-m", f"commit {name}", date=stamp)
+    root = tmp_path / "store"
+    history = History(home=tmp_path / "home", root=root)
+    ws = str(workspace)
+    try:
+        put(root, A, [user("work a"), assistant("done")], 0, T0 + hour, ws=ws)
+        write_session(
+            root,
+            session_doc(B, [user("work b"), assistant("done")], workspace=ws),
+            date_created=str((T0 + 2 * hour) * 1000),
+            mtime=T0 + 2 * hour + 600,
+        )
+        put(root, C, [user("current"), assistant("ok")], 20, T0 + 20 * DAY, ws=ws)
+        history.refresh()
+
+        def shown(selection: str) -> set[str]:
+            text = history.restore(selection, cwd=ws).text
+            return {name for name in commits if f"commit {name}" in text}
+
+        assert shown("2") == {"during-a", "after-a"}
+        assert shown("1") == {"in-b"}
+        assert shown("1-2") == {"during-a", "after-a", "in-b"}
     finally:
         history.close()

@@ -10,6 +10,7 @@ import re
 import shlex
 import time
 
+from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -88,13 +89,18 @@ def snippet(text: str) -> str:
 
 
 def _what(event: FileEvent) -> str:
+    if event.role == "edit" and call_outcome(event.status):  # nothing was written
+        return "write" if event.tool in WRITE_TOOLS else "edit"
     if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
         return "wrote"
     return {"edit": "edited", "read": "read", "attached": "attached"}.get(event.role, event.role)
 
 
-def _status(status: str | None) -> str:
-    return f" ({escape(status)})" if status not in (None, "done") else ""
+def _status(status: str | None, role: str) -> str:
+    """` → errored` for a tool call that did not simply run (`call_outcome`: the words of
+    `deja show` and restore); nothing for one that did, nor for an attached file."""
+    ended = call_outcome(status) if role in TOOL_ROLES else None
+    return f" → {ended}" if ended else ""
 
 
 # Short forms ------------------------------------------------------------------------------------
@@ -105,7 +111,7 @@ def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = 
     hunks = event.hunks if hunk is None else event.hunks[hunk : hunk + 1]
     parts = [
         f"**{escape(event.title or 'Untitled session')}** · {ago(event.time, now)} · "
-        f"turn {event.turn}{_status(event.status)}"
+        f"turn {event.turn}{_status(event.status, event.role)}"
         + (" · compacted (only Deja still has it)" if event.compacted else ""),
     ]
     if event.request:
@@ -139,9 +145,12 @@ def record(item: TurnRecord) -> list[str]:
     if label:
         return [f"**{label}**", "", fence(item.text, "text")]
     if item.role == "command":
-        exit_code = f" → exit {item.exit_code}" if item.exit_code is not None else ""
+        if item.exit_code is not None:
+            ended = f" → exit {item.exit_code}"
+        else:
+            ended = _status(item.status, item.role)
         lines = [
-            f"Ran a command{exit_code}{_status(item.status)}",
+            f"Ran a command{ended}",
             "",
             fence(item.args or "", "sh"),
         ]
@@ -149,12 +158,17 @@ def record(item: TurnRecord) -> list[str]:
             lines += ["", fence(item.output, "text")]
         return lines
     if item.role == "edit":
-        verb = "Wrote" if item.hunks and all(r is None for r, _ in item.hunks) else "Edited"
-        lines = [f"{verb} {code(item.path or '?')}{_status(item.status)}"]
+        if call_outcome(item.status):  # nothing was written
+            verb = "Write" if item.tool in WRITE_TOOLS else "Edit"
+        else:
+            verb = "Wrote" if item.hunks and all(r is None for r, _ in item.hunks) else "Edited"
+        lines = [f"{verb} {code(item.path or '?')}{_status(item.status, item.role)}"]
         return lines + (["", diff(item.hunks)] if item.hunks else [])
-    if item.role in ("read", "attached"):
-        return [f"{'Read' if item.role == 'read' else 'Attached'} {code(item.path or '?')}"]
-    lines = [f"Tool {code(item.tool or '?')}{_status(item.status)}"]
+    if item.role == "read":
+        return [f"Read {code(item.path or '?')}{_status(item.status, item.role)}"]
+    if item.role == "attached":
+        return [f"Attached {code(item.path or '?')}"]
+    lines = [f"Tool {code(item.tool or '?')}{_status(item.status, item.role)}"]
     if item.args:
         lines += ["", fence(item.args, "json")]
     return lines
@@ -189,7 +203,8 @@ def file_history(path: str, events: list[FileEvent], now: float | None = None) -
     for event in events:
         lines += [
             "",
-            f"## {_what(event).capitalize()} {when(event.time, now)}{_status(event.status)}",
+            f"## {_what(event).capitalize()} {when(event.time, now)}"
+            + _status(event.status, event.role),
             "",
             f"{escape(event.title or 'Untitled session')} · {code(event.session_id)} · "
             f"turn {event.turn}" + (" · compacted" if event.compacted else ""),

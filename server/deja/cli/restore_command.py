@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from deja.query.restore import CurrentSession
 
 NAME = "restore"
 
@@ -41,15 +45,22 @@ def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from deja.query import History
-    from deja.query.restore import RestoreError, RestoreResult, listing_lines
+    from deja.query.restore import (
+        RestoreError,
+        RestoreResult,
+        current_lines,
+        listing_lines,
+        parse_selection,
+        passed_over,
+    )
 
     from . import render
-    from .main import CliError, _ensure_store
+    from .main import CliError, _ensure_store, _implicit_pass
 
     history = History()
     try:
         _ensure_store(history)
-        history.refresh()
+        _implicit_pass(history)
         try:
             # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
             result: RestoreResult = history.restore(
@@ -87,17 +98,40 @@ def run(args: argparse.Namespace) -> int:
                 for r in result.restored
             ],
             "text": result.text,
+            "current": _current_json(result.current),
         }
         sys.stdout.buffer.write(render.envelope(NAME, **payload))
         return 0
     lines = [f"note: {note}" for note in result.notes]
+    current = result.current
     if result.text:
         sys.stdout.write("\n".join(lines) + "\n" if lines else "")
         sys.stdout.write(result.text)
+        if current and not current.as_zero and parse_selection(" ".join(args.selection)).last:
+            # stdout stays the transcript; which session `last` passed over goes to stderr.
+            print(f"deja: {passed_over(current, scope_label=result.scope)}", file=sys.stderr)
         return 0
     if result.listing:
-        lines += listing_lines(result.listing, scope_label=result.scope, total=result.total)
+        lines += listing_lines(
+            result.listing, scope_label=result.scope, total=result.total, current=current
+        )
     if result.message:
         lines.append(result.message)
+        if current and not result.listing:
+            lines += current_lines(current, scope_label=result.scope)
     render.write_lines(lines)
     return 0
+
+
+def _current_json(current: CurrentSession | None) -> dict[str, Any] | None:
+    """The session taken as current, why, and the command that restores it anyway."""
+    from . import render
+
+    if current is None:
+        return None
+    return {
+        **render.session_json(current.session),
+        "number": 0 if current.as_zero else None,
+        "why": "being written" if current.being_written(time.time()) else "newest",
+        "restore": current.restore_command,
+    }

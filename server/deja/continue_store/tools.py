@@ -26,7 +26,17 @@ EDIT_TOOLS = frozenset(
         "multi_edit",
     }
 )
+WRITE_TOOLS = frozenset({"Write", "create_new_file"})  # the edit tools that write a whole file
+TOOL_ROLES = frozenset({"command", "read", "edit", "tool"})  # the record roles of a tool call
 _PATH_KEYS = ("filepath", "file_path", "dirpath", "dirPath", "path")
+
+# `cn` records a call it did not run because the user or a policy refused it as `canceled`, with
+# one of these as its output (extensions/cli/src/stream/toolPermissionResult.ts).
+_REFUSAL = re.compile(
+    r"^\s*(?:Permission denied|Command blocked by security policy"
+    r"|Interactive permission prompt unavailable)"
+)
+_ENDINGS = frozenset({"errored", "canceled", "refused"})
 
 # Exit codes exist only where Continue wrote them: the CLI's Bash error text, the IDE's status.
 _CLI_EXIT = re.compile(r"^Error executing tool Bash: Error \(exit code (-?\d+)\)")
@@ -101,6 +111,23 @@ def exit_code(output: str, statuses: list[str]) -> int | None:
     return int(found.group(1)) if found else None
 
 
+def call_status(status: str | None, output: str) -> str | None:
+    """Continue's status of a call, with one distinction it does not make: a canceled call whose
+    output says permission was refused is `refused` (other cancellations stay `canceled`)."""
+    if status == "canceled" and _REFUSAL.match(output):
+        return "refused"
+    return status
+
+
+def call_outcome(status: str | None) -> str | None:
+    """How a tool call ended when it did not simply run, in the one word every renderer shows:
+    None for `done`; `errored`, `canceled`, `refused`; else `no result` (the file stops before
+    the result: still generating, awaiting approval or running, or no status written)."""
+    if status == "done":
+        return None
+    return status if status in _ENDINGS else "no result"
+
+
 def json_text(value: object) -> str:
     """Compact JSON of already-parsed data; stdlib fallback for what orjson refuses (huge ints,
     lone surrogates)."""
@@ -173,9 +200,11 @@ def tool_record(
 ) -> Record:
     name = tool_name(state) or "unknown"
     args, raw_args = tool_arguments(state)
-    status = state.get("status") if isinstance(state.get("status"), str) else None
     output, statuses = output_parts(state)
     output = clean_text(output or fallback_output)
+    status = call_status(
+        state.get("status") if isinstance(state.get("status"), str) else None, output
+    )
     path = resolve_tool_path(_arg_path(args), workspace)
     shown_output = redact(clip(output, MAX_OUTPUT_CHARS))
     if name in COMMAND_TOOLS:

@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
@@ -21,12 +22,20 @@ from pathlib import Path
 import orjson
 
 import deja
-from deja.units import human_size
+from deja.continue_store.tools import WRITE_TOOLS, call_outcome
+from deja.units import ago, human_size
 from deja.units import iso_time as iso
 
 from .scope import Scope
 from .search import SearchQuery, search
-from .sessions import _SUMMARY_COLUMNS, SessionSummary, _summary, resolve_session_id
+from .sessions import (
+    _SUMMARY_COLUMNS,
+    NEWEST_FIRST,
+    SessionSummary,
+    _summary,
+    current_session,
+    resolve_session_id,
+)
 
 FORMAT_VERSION = 1
 FORMAT_LINE = f"# deja-restore-format: {FORMAT_VERSION}"
@@ -42,11 +51,12 @@ LAST_USER_COUNT = 5
 LAST_USER_CHARS = 100
 TOPIC_TURNS = 20
 GIT_MAX_COMMITS = 30
+GIT_AFTER_S = 2 * 3_600  # commits this soon after a session's last activity are its outcome
 GIT_TIMEOUT_S = 5.0
 CACHE_DIR = "restore-cache"
+WRITING_S = 300  # a session file written this recently is the one open now
 
 _TEXT_ROLES = ("user", "assistant", "summary")
-_WRITE_TOOLS = frozenset({"Write", "create_new_file"})
 _LIST_TOOLS = frozenset({"List", "ls"})
 _NO_CUT = 1 << 62
 
@@ -269,31 +279,27 @@ def relative_path(path: str | None, workspace: str) -> str:
     return path[len(prefix) :] if workspace and path.startswith(prefix) else path
 
 
-def _outcome(entry: Entry) -> str:
-    return {"errored": "error", "canceled": "canceled"}.get(entry.status or "", "no result")
-
-
 def tool_summary(entry: Entry, workspace: str) -> str:
     """`$ cmd → exit N`, `edited path`, `wrote path`, `read path`, `Tool {args}`; a call that did
-    not run as asked says how it ended."""
-    ran = entry.status == "done"
+    not run as asked says how it ended (`call_outcome`)."""
+    ended = call_outcome(entry.status)
     if entry.role == "command":
         command = head_tail(one_line(entry.args or ""), COMMAND_CHARS) or "(no command)"
         if entry.exit_code is not None:
             return f"$ {command} → exit {entry.exit_code}"
-        return f"$ {command} → {'done' if ran else _outcome(entry)}"
+        return f"$ {command} → {ended or 'done'}"
     path = relative_path(entry.path, workspace)
     if entry.role == "edit":
-        write = entry.tool in _WRITE_TOOLS
-        if ran:
+        write = entry.tool in WRITE_TOOLS
+        if ended is None:
             return f"{'wrote' if write else 'edited'} {path}"
-        return f"{'write' if write else 'edit'} {path} → {_outcome(entry)}"
+        return f"{'write' if write else 'edit'} {path} → {ended}"
     if entry.role == "read":
         verb = "listed" if entry.tool in _LIST_TOOLS else "read"
-        return f"{verb} {path}" if ran else f"{verb} {path} → {_outcome(entry)}"
+        return f"{verb} {path}" if ended is None else f"{verb} {path} → {ended}"
     args = head_tail(one_line(entry.args or ""), TOOL_ARGS_CHARS)
     call = f"{entry.tool or 'tool'} {args}".rstrip()
-    return call if ran else f"{call} → {_outcome(entry)}"
+    return call if ended is None else f"{call} → {ended}"
 
 
 def _structure(
@@ -559,19 +565,77 @@ class ListedSession:
     session: SessionSummary
 
 
+@dataclass(frozen=True, slots=True)
+class CurrentSession:
+    """The session taken as the one being worked in (the newest in scope): left out of the
+    numbers, or #0 when it lost context. Said, not hidden: run from a plain shell, the newest may
+    be the very session the user wants back."""
+
+    session: SessionSummary
+    as_zero: bool
+
+    def being_written(self, now: float) -> bool:
+        return now - self.session.last_active < WRITING_S
+
+    @property
+    def restore_command(self) -> str:
+        return f"deja restore --session {self.session.id[:8]}"
+
+
+def _minute(timestamp: float, tz: tzinfo | None) -> str:
+    return datetime.fromtimestamp(timestamp, tz).strftime("%Y-%m-%d %H:%M")
+
+
+def current_lines(
+    current: CurrentSession,
+    *,
+    scope_label: str,
+    tz: tzinfo | None = None,
+    now: float | None = None,
+) -> list[str]:
+    """Which session is current and why, and how to restore it anyway."""
+    s = current.session
+    moment = time.time() if now is None else now
+    why = (
+        f"written {ago(s.last_active, moment)} (open now)"
+        if current.being_written(moment)
+        else f"last active {_minute(s.last_active, tz)}"
+    )
+    place = "#0 above" if current.as_zero else "not numbered"
+    lines = [
+        f'Current session ({place}): "{one_line(s.title)}" ({s.id[:8]}),'
+        f" the newest in {scope_label}, {why}"
+    ]
+    if not current.as_zero:
+        lines.append(f"  Not the one you are in? {current.restore_command} restores it")
+    return lines
+
+
+def passed_over(current: CurrentSession, *, scope_label: str) -> str:
+    """What `restore last` says when it skipped the current session for the one before it."""
+    s = current.session
+    return (
+        f'last left out the current session "{one_line(s.title)}" ({s.id[:8]}),'
+        f" the newest in {scope_label}; {current.restore_command} restores it"
+    )
+
+
 def listing_lines(
     listing: Sequence[ListedSession],
     *,
     scope_label: str,
     total: int,
     tz: tzinfo | None = None,
+    current: CurrentSession | None = None,
+    now: float | None = None,
 ) -> list[str]:
-    """The numbered table `deja restore` prints (local times unless `tz` is given)."""
+    """The numbered table `deja restore` prints (local times unless `tz` is given), and which
+    session is current."""
     if not listing:
         return [NO_PREVIOUS]
 
     def when(timestamp: float) -> str:
-        return datetime.fromtimestamp(timestamp, tz).strftime("%Y-%m-%d %H:%M")
+        return _minute(timestamp, tz)
 
     numbered = [item for item in listing if item.number > 0]
     shown = f" (#{numbered[0].number}-#{numbered[-1].number} of {total})" if numbered else ""
@@ -588,6 +652,8 @@ def listing_lines(
         lines.append(f"     first: {s.first_user}")
         if s.last_user != s.first_user:
             lines.append(f"     last:  {s.last_user}")
+    if current is not None:
+        lines += current_lines(current, scope_label=scope_label, tz=tz, now=now)
     lines.append("")
     picks = ["deja restore 1,3", "deja restore 1-4"] if numbered else []
     picks.append("deja restore last")
@@ -710,22 +776,6 @@ def load_outputs(db: sqlite3.Connection, session_id: str, turns: Sequence[int]) 
     return {int(row[0]): str(row[1]) for row in rows}
 
 
-def current_session(db: sqlite3.Connection, scope: Scope) -> SessionSummary | None:
-    """The session being written now: the newest in scope whose file still exists."""
-    scope_sql, params = scope.sql("workspace")
-    where = f"{scope_sql} AND deleted = 0" if scope_sql else "deleted = 0"
-    row = db.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE {where}"
-        " ORDER BY last_active DESC, id LIMIT 1",
-        params,
-    ).fetchone()
-    if row is None:
-        return None
-    summary = _summary(row)
-    summary.current = True
-    return summary
-
-
 def _listable_where(scope: Scope, exclude: str | None) -> tuple[str, list[object]]:
     # Sessions with no genuine user message have nothing to restore.
     scope_sql, params = scope.sql("workspace")
@@ -743,7 +793,7 @@ def listable(
     where, params = _listable_where(scope, exclude)
     rows = db.execute(
         f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE {where}"
-        " ORDER BY last_active DESC, id LIMIT ? OFFSET ?",
+        f" ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
     return [_summary(row) for row in rows]
@@ -825,6 +875,7 @@ class RestoreResult:
     restored: list[RestoredSession]
     text: str = ""
     message: str = ""
+    current: CurrentSession | None = None  # set when sessions were picked by number or listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -874,6 +925,8 @@ def restore(
     current = current_session(db, scope) if scope else None
     zero = _zero(db, current) if current else None
     exclude = current.id if current else None
+    if current is not None:
+        result.current = CurrentSession(current, as_zero=zero is not None)
     result.total = count_listable(db, scope, exclude) if scope else 0
 
     def numbered(numbers: Sequence[int]) -> list[_Pick]:
@@ -1003,21 +1056,46 @@ def _restore_picks(
         + "\n\n"
         + "\n".join(sections)
         + "\n"
-        + closing_block(result.restored, _commits(result.restored))
+        + closing_block(result.restored, _commits(db, result.restored))
     )
     return result
 
 
-def _commits(restored: Sequence[RestoredSession]) -> list[Commits]:
-    spans: dict[str, tuple[float, float]] = {}
+def work_window(db: sqlite3.Connection, session: SessionSummary) -> tuple[float, float]:
+    """The time whose commits are the session's work: from its first turn until the next session
+    in its workspace starts or GIT_AFTER_S after its last activity, whichever is sooner (and never
+    before its last activity: commits made right after a session are its outcome)."""
+    row = db.execute(
+        "SELECT min(started) FROM sessions WHERE workspace = ? AND started > ? AND id != ?",
+        (session.workspace, session.started, session.id),
+    ).fetchone()
+    end = session.last_active + GIT_AFTER_S
+    if row[0] is not None:
+        end = min(end, float(row[0]))
+    return session.started, max(end, session.last_active)
+
+
+def merge_windows(windows: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Overlapping or touching windows as one, in time order."""
+    merged: list[tuple[float, float]] = []
+    for since, until in sorted(windows):
+        if merged and since <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], until))
+        else:
+            merged.append((since, until))
+    return merged
+
+
+def _commits(db: sqlite3.Connection, restored: Sequence[RestoredSession]) -> list[Commits]:
+    windows: dict[str, list[tuple[float, float]]] = {}
     for r in restored:
-        s = r.session
-        if s.workspace:
-            low, high = spans.get(s.workspace, (s.started, s.last_active))
-            spans[s.workspace] = (min(low, s.started), max(high, s.last_active))
+        if r.session.workspace:
+            windows.setdefault(r.session.workspace, []).append(work_window(db, r.session))
     found = []
-    for workspace, (since, until) in spans.items():
-        log = git_commits(workspace, since, until)
-        if log is not None:
+    for workspace, spans in windows.items():
+        for since, until in merge_windows(spans):
+            log = git_commits(workspace, since, until)
+            if log is None:
+                break  # not a git work tree: no other window of it is either
             found.append(Commits(workspace, since, until, log))
     return found
