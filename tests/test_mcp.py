@@ -8,6 +8,7 @@ import contextlib
 import fcntl
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
-from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, TOOLS, Recall
+from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, TOOLS, Recall
 from deja.query import History
 from deja.recall import CLOSE, OPEN, PREAMBLE, frame, neutralise, nothing_found
 from tests.storebuilder import assistant, call, session_doc, user, write_session
@@ -193,21 +194,111 @@ def raw_exchange(root: Path, home: Path, cwd: Path, *messages: dict[str, Any]) -
     return responses
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def line_exchange(
+    dirs: tuple[Path, Path, Path], lines: list[tuple[bytes, bool]]
+) -> tuple[list[dict[str, Any]], str]:
+    """Send raw lines to `deja mcp`, each followed by reading one response line when it expects
+    one; the responses, and what the server wrote on stderr."""
+    root, home, cwd = dirs
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deja", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,  # unbuffered: `select` then sees every byte not yet read
+        env=server_env(root, home),
+        cwd=cwd,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    responses = []
+    try:
+        for line, answered in lines:
+            proc.stdin.write(line + b"\n")
+            if answered:
+                # A server that never answers fails the test instead of hanging it.
+                ready, _, _ = select.select([proc.stdout], [], [], 30)
+                assert ready, f"no answer to {line!r}"
+                responses.append(json.loads(proc.stdout.readline()))
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            proc.kill()
+    return responses, proc.stderr.read().decode()
+
+
+def message(value: dict[str, Any]) -> bytes:
+    return json.dumps(value).encode()
+
+
+def tool_call(call_id: int, name: str, arguments: dict[str, Any]) -> bytes:
+    params = {"name": name, "arguments": arguments}
+    return message({"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params})
+
+
+def test_a_line_that_is_not_json_rpc_gets_an_error_and_the_server_goes_on(
+    dirs: tuple[Path, Path, Path],
+) -> None:
+    (not_json, not_a_message, initialized, answer), stderr = line_exchange(
+        dirs,
+        [
+            (b"this is not json", True),
+            (b"", False),  # a blank line is no message: nothing to answer
+            (b'{"hello": "world"}', True),
+            (message(INITIALIZE), True),
+            (message(INITIALIZED), False),
+            (tool_call(2, "deja_search", {"query": "advisory"}), True),
+        ],
+    )
+    assert not_json["id"] is None and not_json["error"]["code"] == -32700
+    assert "not JSON" in not_json["error"]["message"]
+    assert not_a_message["id"] is None and not_a_message["error"]["code"] == -32600
+    assert initialized["id"] == 1 and initialized["result"]["serverInfo"]["name"] == "deja"
+    assert answer["id"] == 2 and "result" in answer
+    assert "Traceback" not in stderr
+
+
+def test_a_call_before_initialize_is_refused_plainly(dirs: tuple[Path, Path, Path]) -> None:
+    (early_call, early_list, initialized, answer), _ = line_exchange(
+        dirs,
+        [
+            (tool_call(7, "deja_search", {"query": "advisory"}), True),
+            (message({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}), True),
+            (message(INITIALIZE), True),
+            (message(INITIALIZED), False),
+            (tool_call(9, "deja_search", {"query": "advisory"}), True),
+        ],
+    )
+    for refused, method in ((early_call, "tools/call"), (early_list, "tools/list")):
+        assert "result" not in refused
+        assert refused["error"]["code"] == -32602  # the SDK's code for it
+        assert refused["error"]["message"] == (
+            f"{method} came before initialize: send initialize first"
+        )
+    assert early_call["id"] == 7 and early_list["id"] == 8
+    assert initialized["id"] == 1 and "result" in initialized
+    assert answer["id"] == 9 and not answer["result"]["isError"]
+
+
 def test_tools_list_is_small_and_read_only(dirs: tuple[Path, Path, Path]) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
     _, listing = raw_exchange(
         *dirs,
-        initialize,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        INITIALIZE,
+        INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     )
     tools = json.loads(listing)["result"]["tools"]
@@ -267,17 +358,77 @@ def test_restore_answers_with_the_transcript(mcp: McpSession) -> None:
     assert "Which lock should the job queue use?" in text
     last, _ = mcp.call("deja_restore", {"session": "last"})
     assert last.startswith(OPEN) and "Which lock should the job queue use?" in last
-    unknown, _ = mcp.call("deja_restore", {"session": "feedface-0000"})
-    assert "Nothing found: no session 'feedface-0000' in the index." in unknown
+    # An id that names no session is the caller's mistake: an error, said plainly.
+    unknown, error = mcp.call("deja_restore", {"session": "feedface-0000"})
+    assert error and unknown == "no session 'feedface-0000' in the index."
+    short, error = mcp.call("deja_restore", {"session": "nope"})
+    assert error and short.startswith("no session 'nope'") and OPEN not in short
 
 
 def test_bad_arguments_are_errors_the_agent_can_read(mcp: McpSession) -> None:
+    # An error is the tool's own message, not recalled data: no frame around it.
     text, error = mcp.call("deja_search", {"query": " "})
-    assert error and "query must be a non-empty string" in text and text.startswith(OPEN)
+    assert error and text == "query must be a non-empty string"
+    text, error = mcp.call("deja_search", {})
+    assert error and text == "query must be a non-empty string"
     text, error = mcp.call("deja_file_history", {"path": "a.py", "limit": 0})
-    assert error and "limit must be a whole number from 1 to 20" in text
+    assert error and text == "limit must be a whole number from 1 to 20"
     text, error = mcp.call("deja_search", {"query": "-only"})
-    assert error and text.startswith(OPEN)
+    assert error and text and OPEN not in text and PREAMBLE not in text
+    text, error = mcp.call("deja_nothing", {})
+    assert error and text == "Unknown tool 'deja_nothing'."
+
+
+def test_restore_with_a_topic_leads_with_its_turns_most_relevant_first(tmp_path: Path) -> None:
+    """A long session: the turns about the topic come late (past the answer's size) and one
+    names it more often than the other; the answer opens with that one, then the other."""
+    root, workspace = tmp_path / "continue", tmp_path / "proj"
+    workspace.mkdir()
+    filler = " ".join(f"w{i}" for i in range(90))
+    items: list[Any] = []
+    for n in range(60):
+        about = {
+            31: "the websocket reconnect, once",
+            52: "the websocket reconnect backoff: websocket reconnect timing, websocket retries",
+        }.get(n, f"chore number {n}")
+        items.append(user(f"Request {n} about {about}. {filler}"))
+        items.append(assistant(f"Answer {n} on {about}.\n```\ncode {n}\n```\n{filler}"))
+    long_session = "44444444-aaaa-4bbb-8ccc-000000000004"
+    write_session(
+        root,
+        session_doc(long_session, items, title="Long", workspace=str(workspace)),
+        date_created="1750262400000",
+        mtime=1750262500,
+    )
+    write_session(
+        root,
+        session_doc(
+            OTHER, [user("current"), assistant("ok")], title="Now", workspace=str(workspace)
+        ),
+        date_created="1750348800000",
+        mtime=1750348900,
+    )
+    recall = Recall(str(workspace), home=tmp_path / "home", root=root)
+    recall.start()
+    assert recall.wait_indexed(60)
+    try:
+        untopical, _ = recall.answer("deja_restore", {"session": "last"})
+        by_topic, error = recall.answer("deja_restore", {"topic": "websocket reconnect"})
+        by_id, _ = recall.answer(
+            "deja_restore", {"session": long_session[:8], "topic": "websocket reconnect"}
+        )
+    finally:
+        recall.close()
+    assert "Request 52 about" not in untopical  # without a topic, the cut drops it
+    assert not error and by_topic == by_id
+    stamps = [line for line in by_topic.splitlines() if line.startswith("[Session:44444444 ")]
+    assert ' User: "Request 52 about the websocket reconnect backoff' in stamps[0]
+    assert ' User: "Request 31 about the websocket reconnect, once' in stamps[1]
+    # Then the other turns, in order, as far as they fit.
+    assert ' User: "Request 0 about chore number 0.' in stamps[2]
+    assert ' User: "Request 1 about chore number 1.' in stamps[3]
+    assert len(by_topic.encode()) <= MAX_RESTORE_BYTES + len(frame("").encode())
+    assert by_topic.endswith(CLOSE)
 
 
 def test_answers_fit_4_kb(tmp_path: Path) -> None:
