@@ -192,6 +192,15 @@ def test_show_marks_calls_that_did_not_run(shown: dict[str, str]) -> None:
     assert "3 passed" not in text and "retries = 3" not in text
 
 
+def test_blame_names_a_call_that_did_not_run_as_show_does(shown: dict[str, str]) -> None:
+    refused = run(shown, "blame", "/w/proj/src/app.py")
+    assert refused.returncode == 0, refused.stderr
+    assert "edit /w/proj/src/app.py → refused" in refused.stdout
+    assert "edited /w/proj/src/app.py" not in refused.stdout
+    done = run(shown, "blame", "/w/proj/src/up.py")
+    assert "edited /w/proj/src/up.py" in done.stdout and "→" not in done.stdout
+
+
 def test_show_full_has_command_output_and_edit_diffs(shown: dict[str, str]) -> None:
     out = run(shown, "show", SHOWN, "--full")
     assert out.returncode == 0, out.stderr

@@ -144,6 +144,7 @@ async def test_session_has_turns_and_markdown(client: Client) -> None:
 async def test_restore_gives_the_transcript_as_markdown(client: Client) -> None:
     listing = await client.request("deja/restore", {})
     assert listing["text"] == "" and listing["markdown"].startswith("```text")
+    assert "Current session" in listing["markdown"], "the editor is told which session is current"
     restored = await client.request("deja/restore", {"sessionId": EDIT_SESSION})
     assert restored["restored"] == [EDIT_SESSION]
     assert restored["text"].startswith("# deja-restore-format: 1")

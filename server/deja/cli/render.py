@@ -298,7 +298,11 @@ def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
     what = {"edit": "edited", "read": "read", "attached": "attached"}[event.role]
     if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
         what = "wrote"
-    status = f" ({event.status})" if event.status not in (None, "done") else ""
+    # A call that did not run is named as `show` names it: `edit path → refused`, not "edited".
+    outcome = call_outcome(event.status) if event.status is not None else None
+    if outcome:
+        what = event.role
+    status = f" → {outcome}" if outcome else ""
     compacted = style.cyan(" compacted") if event.compacted else ""
     lines = [
         f"{style.bold(event.title)} {style.dim(short_id(event.session_id))} "

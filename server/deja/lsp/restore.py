@@ -7,7 +7,7 @@ from typing import Any
 from deja.cli.render import session_json
 from deja.continue_store.workspace import normalize_workspace
 from deja.query import History
-from deja.query.restore import RestoreError, listing_lines
+from deja.query.restore import RestoreError, current_lines, listing_lines
 
 from .context import DejaServer
 from .errors import RequestError, guarded
@@ -33,11 +33,15 @@ def restore_result(history: History, params: Params, folders: list[str]) -> dict
     if result.text:
         markdown = f"```text\n{result.text.replace('```', '` ` `')}\n```\n"
     else:
-        lines = (
-            result.message.splitlines()
-            if result.message
-            else listing_lines(result.listing, scope_label=result.scope, total=result.total)
-        )
+        current = result.current
+        if result.message:
+            lines = result.message.splitlines()
+            if current:
+                lines += current_lines(current, scope_label=result.scope)
+        else:
+            lines = listing_lines(
+                result.listing, scope_label=result.scope, total=result.total, current=current
+            )
         markdown = "\n".join(["```text", *lines, "```", ""])
     return {
         "scope": result.scope,
