@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_run import json_envelope, run_deja
 from tests.storebuilder import snapshot
 
 SAMPLE = Path(__file__).parent.parent / "fixtures" / "sample-store"
@@ -35,23 +35,13 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def deja(
     env: dict[str, str], *args: str, cwd: str = "/", ok: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "deja", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_deja(env, *args, cwd=cwd)
     if ok:
         assert result.returncode == 0, result.stderr
     return result
 
 
-def envelope(result: subprocess.CompletedProcess[str], command: str) -> dict[str, object]:
-    data = json.loads(result.stdout)
-    assert data["schema"] == 1 and data["command"] == command
-    return data  # type: ignore[no-any-return]
+envelope = json_envelope
 
 
 def test_index_reports_counts_human_and_json(env: dict[str, str]) -> None:

@@ -6,7 +6,6 @@ an envelope on stdout."""
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 from deja import __version__
 from deja.query import History, QueryError, Scope, SearchQuery
 from deja.query.search import bound_snippet
+from tests.cli_run import json_envelope, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 HUGE_SESSION = "d0d0d0d0-0000-4000-8000-000000000001"
@@ -156,22 +156,13 @@ def history(world: World) -> Iterator[History]:
 def deja(
     world: World, *args: str, cwd: Path | str = "/", code: int = 0
 ) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "deja", *args],
-        env=world.env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_deja(world.env, *args, cwd=cwd)
     assert result.returncode == code, (result.stdout, result.stderr)
     return result
 
 
 def as_json(result: subprocess.CompletedProcess[str], command: str) -> dict[str, object]:
-    data = json.loads(result.stdout)
-    assert data["schema"] == 1 and data["command"] == command, data
-    return data  # type: ignore[no-any-return]
+    return json_envelope(result, command)
 
 
 def hits(world: World, *args: str, cwd: Path | str = "/") -> list[dict[str, object]]:

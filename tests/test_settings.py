@@ -13,6 +13,7 @@ import pytest
 
 from deja import settings
 from deja.query import History, SearchQuery
+from tests.cli_run import run_deja
 from tests.storebuilder import session_doc, user, write_session
 
 BAD_NUMBERS = ["abc", "0", "-5", "1.5", "64MB", " "]
@@ -69,13 +70,7 @@ def test_other_bad_settings_name_the_variable(name: str, value: str, expected: s
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_deja(env, *args, cwd=None)
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +15,7 @@ from deja.cli import render
 from deja.index.core import NotIndexed
 from deja.query import History, SearchQuery
 from deja.query.restore import Entry, tool_summary
+from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 WS = "/w/proj"
@@ -28,32 +27,16 @@ MIDDLE = "88888888-0000-4000-8000-000000000002"
 NEWEST = "ffffffff-0000-4000-8000-000000000003"
 
 
-def run(env: dict[str, str], *args: str, cwd: str = "/") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+run = run_deja
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DEJA_CONTINUE_ROOT": str(tmp_path / "store"),
-        "DEJA_HOME": str(tmp_path / "home"),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "NO_COLOR": "1",
-    }
+    return deja_env(tmp_path / "store", tmp_path / "home")
 
 
 def envelope(result: subprocess.CompletedProcess[str], command: str) -> dict[str, Any]:
     assert result.returncode == 0, result.stderr
-    data: dict[str, Any] = json.loads(result.stdout)
-    assert data["schema"] == 1 and data["command"] == command
-    return data
+    return json_envelope(result, command)
 
 
 # Equal mtimes ---------------------------------------------------------------------------------

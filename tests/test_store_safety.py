@@ -5,16 +5,15 @@ that is missing, unreadable or suddenly empty changes nothing and says so, in th
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from deja.mcp.tools import Recall
 from deja.query import History, Scope
+from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 FIRST = "aaaaaaaa-1111-4aaa-8bbb-000000000001"
@@ -167,27 +166,13 @@ def test_the_store_coming_back_is_indexed_as_usual(world: tuple[Path, Path, Path
 # The CLI ---------------------------------------------------------------------------------------
 
 
-def cli_env(store: Path, home: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "DEJA_CONTINUE_ROOT": str(store),
-        "DEJA_HOME": str(home),
-        "PYTHONPATH": os.pathsep.join(sys.path),
-        "NO_COLOR": "1",
-    }
+cli_env = deja_env
 
 
 def deja(
     env: dict[str, str], *args: str, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "deja", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_deja(env, *args, cwd=cwd)
 
 
 @pytest.mark.parametrize("how", CASES)
