@@ -150,28 +150,15 @@ class History:
         Raises `RestoreError` (bad selection, number out of range), `UnknownSession`, or
         `QueryError` (a topic with no word to search).
         """
-        scope: Scope | None = None
-        notes: list[str] = []
-        if session is None:
-            choice = self.scope_for(all_workspaces=all_workspaces, cwd=cwd)
-            scope = choice.scope
-            if scope.is_all and not all_workspaces:
-                # Restore is about this project: no fallback to every workspace.
-                here = normalize_workspace(cwd or os.getcwd())
-                scope = None
-                notes.append(
-                    f"no Continue session has a workspace containing {here};"
-                    " --all restores from every workspace"
-                )
         # Imported here: the restore machinery costs every other command's start-up.
         from . import restore as restore_queries
 
         return restore_queries.restore(
             self.db,
-            restore_queries.SectionCache(self.home / restore_queries.CACHE_DIR),
-            scope,
-            notes=notes,
-            selection=selection,
+            self.home,
+            selection,
+            cwd=cwd,
+            all_workspaces=all_workspaces,
             session=session,
             topic=topic,
             limit=limit,
@@ -269,5 +256,4 @@ class History:
         """A forgotten session's restore transcript must not outlive it on disk."""
         from . import restore as restore_queries
 
-        cache = restore_queries.SectionCache(self.home / restore_queries.CACHE_DIR)
-        cache.prune(row[0] for row in self.db.execute("SELECT id FROM sessions"))
+        restore_queries.prune_cache(self.db, self.home)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import orjson
@@ -34,13 +35,14 @@ class SessionSummary:
     current: bool = False
 
 
-_SUMMARY_COLUMNS = (
+# The columns `summary_from_row` reads, in its order (first in a row; more may follow).
+SUMMARY_COLUMNS = (
     "id, title, workspace, project, started, last_active, first_user, last_user,"
     " message_count, size, compacted_on_disk, kept_items, deleted"
 )
 
 
-def _summary(row: tuple[object, ...]) -> SessionSummary:
+def summary_from_row(row: Sequence[object]) -> SessionSummary:
     return SessionSummary(
         id=str(row[0]),
         title=str(row[1]),
@@ -70,10 +72,10 @@ def list_sessions(
     scope_sql, params = scope.sql("workspace")
     where = f"WHERE {scope_sql}" if scope_sql else ""
     rows = db.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
+        f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
-    summaries = [_summary(row) for row in rows]
+    summaries = [summary_from_row(row) for row in rows]
     newest = current_session(db, scope)
     for summary in summaries:
         summary.current = newest is not None and summary.id == newest.id
@@ -85,12 +87,12 @@ def current_session(db: sqlite3.Connection, scope: Scope) -> SessionSummary | No
     scope_sql, params = scope.sql("workspace")
     where = f"{scope_sql} AND deleted = 0" if scope_sql else "deleted = 0"
     row = db.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
+        f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
         params,
     ).fetchone()
     if row is None:
         return None
-    summary = _summary(row)
+    summary = summary_from_row(row)
     summary.current = True
     return summary
 
@@ -121,11 +123,11 @@ def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
 
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
     row = db.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+        f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
     if row is None:
         raise UnknownSession(f"no session {session_id!r} in the index")
-    return _summary(row)
+    return summary_from_row(row)
 
 
 @dataclass(slots=True)
