@@ -174,19 +174,20 @@ class LiveIndex:
         if writer is None:
             self._indexed.set()
             return
+        watcher = StoreWatcher(writer.root) if watch else None
         try:
-            if watch:
-                self._watcher = StoreWatcher(writer.root)
-                self._watcher.prime()
+            if watcher is not None:
+                self._watcher = watcher
+                watcher.prime()
             self._first_pass(writer)
             self._indexed.set()
-            while watch and not self.stopping.wait(TICK_S):
-                self._tick(writer)
+            while watcher is not None and not self.stopping.wait(TICK_S):
+                self._tick(writer, watcher)
         except PassCancelled:
             pass
         finally:
             self._indexed.set()
-            if watch:
+            if watcher is not None:
                 with self._lock:
                     if not self._closed:
                         writer.close()
@@ -237,9 +238,7 @@ class LiveIndex:
             with self._lock:
                 self._after(report)
 
-    def _tick(self, writer: History) -> None:
-        watcher = self._watcher
-        assert watcher is not None  # ticks run only when watching
+    def _tick(self, writer: History, watcher: StoreWatcher) -> None:
         try:
             due = watcher.poll()
             with self._lock:
