@@ -20,16 +20,16 @@ from pygls.workspace import PositionCodec
 
 from deja import render_markdown
 from deja.cli.render import hit_json
+from deja.continue_store.watch import MOST_TICKS, RETRIES, StoreWatcher
+from deja.live_index import PassCancelled, PassProgress, ProgressReport
 from deja.lsp.documents import FileView, FileViews, build_view, client_range, contains
 from deja.lsp.errors import RequestError
 from deja.lsp.hover import hover_markdown
-from deja.lsp.indexing import PassCancelled, PassProgress
 from deja.lsp.lens import lenses
 from deja.lsp.options import ServerOptions, parse_options
 from deja.lsp.params import Params, command_params, plain
 from deja.lsp.requests import file_history_result, search_result, session_result
 from deja.lsp.views import file_view_name, write_view
-from deja.lsp.watch import MOST_TICKS, RETRIES, StoreWatcher
 from deja.query import History, LineRange, Scope, SearchQuery
 from deja.query.fork import fork_command
 from tests.lsp.conftest import (
@@ -218,7 +218,7 @@ def test_watcher_without_a_store_folder(tmp_path: Path) -> None:
 
 
 def test_pass_progress_reports_each_percent_once_and_stops_on_request() -> None:
-    sent: list[types.WorkDoneProgressReport] = []
+    sent: list[ProgressReport] = []
     stopping = threading.Event()
     progress = PassProgress(sent.append, stopping)
     for done in range(1, 401):

@@ -233,7 +233,7 @@ def cmd_index(args: argparse.Namespace, history: History) -> int:
     report = _pass(history, rebuild=args.rebuild, quiet=args.json, accept_empty=args.accept_empty)
     if report.refused is not None:
         raise CliError(report.refused.message)
-    recovery = history.index.recovery
+    recovery = history.recovery
 
     def lines() -> list[str]:
         out = [
@@ -365,10 +365,7 @@ def cmd_blame(args: argparse.Namespace, history: History) -> int:
             document = path.read_text(encoding="utf-8", errors="replace")
         except OSError as error:
             raise CliError(f"cannot read {path} to find line {args.line}: {error}") from None
-        from deja.query.blame import covering_line, place_in_document
-
-        place_in_document(events, document)
-        events = covering_line(events, args.line - 1)
+        events = history.edits_at_line(events, document, args.line - 1)
     style = render.Style(sys.stdout)
     now = time.time()
 

@@ -66,8 +66,7 @@ def register(server: DejaServer) -> None:
     @guarded(SHOW_FILE_HISTORY)
     async def show_file_history(ls: DejaServer, *args: Any) -> dict[str, Any]:
         uri = command_params(SHOW_FILE_HISTORY, args, ("uri",)).required_text("uri")
-        await ls.ready()
-        view = ls.file_view(uri)
+        view = ls.file_view(await ls.history(), uri)
         if view is None:
             raise RequestError(f"{uri} is not a file: URI")
         markdown = render_markdown.file_history(view.path, view.events)
@@ -77,7 +76,7 @@ def register(server: DejaServer) -> None:
     @guarded(SHOW_SESSION)
     async def show_session(ls: DejaServer, *args: Any) -> dict[str, Any]:
         params = command_params(SHOW_SESSION, args, ("sessionId", "turn"))
-        view = session_view(await ls.ready(), params)
+        view = session_view(await ls.history(), params)
         turn = params.optional_integer("turn")
         name = f"session-{view.session.id}" + (f"-turn-{turn}" if turn is not None else "")
         return await show_view(ls, name, render_markdown.session(view))
@@ -86,8 +85,8 @@ def register(server: DejaServer) -> None:
     @guarded(SEARCH_HISTORY)
     async def search_history(ls: DejaServer, *args: Any) -> dict[str, Any] | None:
         params = command_params(SEARCH_HISTORY, args, ("query", "scope"))
-        history = await ls.ready()
-        choice = ls.scope(params.scope())
+        history = await ls.history()
+        choice = ls.scope(history, params.scope())
         query = params.text("query") or await ask_query(ls, history, choice)
         if not query:
             return None
@@ -100,5 +99,5 @@ def register(server: DejaServer) -> None:
     @guarded(FORK_SESSION)
     async def fork_session(ls: DejaServer, *args: Any) -> dict[str, Any]:
         session_id = command_params(FORK_SESSION, args, ("sessionId",)).required_text("sessionId")
-        fork = (await ls.ready()).fork_command(session_id)
+        fork = (await ls.history()).fork_command(session_id)
         return await show_view(ls, f"fork-{fork.args[-1]}", render_markdown.fork(fork))

@@ -1,14 +1,13 @@
-"""The sidecar's server object: options, the query connection, open documents' file views.
+"""The sidecar's server object: options, the live index, open documents' file views.
 
-Threads: requests run on the event loop and query through `history` (one SQLite connection, used
-by the loop alone); the indexer passes on its own thread through its own connection. WAL lets
-the readers see each session as soon as a pass commits it."""
+Threads: requests run on the event loop and query through `history()` (the live index's reader,
+used by the loop alone); the live index passes on its own thread through its own connection
+and reports through `indexing.SidecarListener`, which calls back here on the loop."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -18,29 +17,30 @@ from pygls.uris import to_fs_path
 
 from deja import __version__
 from deja.index import StoreRefusal
+from deja.live_index import OPEN_FAILED, LiveIndex
 from deja.query import History, Scope, ScopeChoice
 
 from .documents import FileView, FileViews, build_view, read_document
 from .errors import RequestError
 from .options import ServerOptions
 
-if TYPE_CHECKING:
-    from .indexing import Indexer
-
 OPEN_TIMEOUT_S = 60.0
+# How often a request waiting for the index to open looks again.
+OPEN_POLL_S = 0.02
 INDEX_CHANGED = "deja/indexChanged"
 STORE_STATUS = "deja/storeStatus"
+
+
+class IndexNotOpen(RequestError):
+    """The index is not open yet, or could not be opened."""
 
 
 class DejaServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("deja", __version__)
         self.options = ServerOptions()
-        self.history: History | None = None
-        self.open_error: str | None = None
-        self.opened = asyncio.Event()
+        self.live: LiveIndex | None = None
         self.views = FileViews()
-        self.indexer: Indexer | None = None
 
     # Messages to the user ---------------------------------------------------------------------
 
@@ -61,20 +61,26 @@ class DejaServer(LanguageServer):
 
     # The index --------------------------------------------------------------------------------
 
-    def queries(self) -> History:
-        """The query connection, for handlers that must not wait (hover, code lens)."""
-        if self.history is None:
-            raise RequestError(self.open_error or "the index is still being opened; try again")
-        return self.history
+    async def history(self, *, wait: bool = True) -> History:
+        """The query connection, the one way handlers reach the index. Custom requests `wait`
+        for the index to open; hover and code lens do not (they answer nothing meanwhile).
+        Raises `IndexNotOpen` when it is not open (or could not be)."""
+        if wait:
+            await self._opened()
+        live = self.live
+        if live is None or live.history is None:
+            if live is not None and live.open_error is not None:
+                raise IndexNotOpen(OPEN_FAILED.format(error=live.open_error))
+            raise IndexNotOpen("the index is still being opened; try again")
+        return live.history
 
-    async def ready(self) -> History:
-        """The query connection once the index is open (custom requests may wait for that)."""
-        if self.history is None and self.open_error is None:
-            try:
-                await asyncio.wait_for(self.opened.wait(), OPEN_TIMEOUT_S)
-            except TimeoutError:
-                raise RequestError("the index took too long to open") from None
-        return self.queries()
+    async def _opened(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + OPEN_TIMEOUT_S
+        while self.live is None or not self.live.opened:
+            if loop.time() >= deadline:
+                raise RequestError("the index took too long to open")
+            await asyncio.sleep(OPEN_POLL_S)
 
     def index_changed(self, session_ids: list[str]) -> None:
         """Drop stale file views, tell the client, and have it ask for code lenses again."""
@@ -96,8 +102,8 @@ class DejaServer(LanguageServer):
             },
         )
 
-    def views_folder(self) -> Path:
-        return self.queries().home / "views"
+    async def views_folder(self) -> Path:
+        return (await self.history()).home / "views"
 
     # Workspace --------------------------------------------------------------------------------
 
@@ -108,19 +114,18 @@ class DejaServer(LanguageServer):
             folders = [self.workspace.root_uri]
         return folders
 
-    def scope(self, name: str | None = None) -> ScopeChoice:
+    def scope(self, history: History, name: str | None = None) -> ScopeChoice:
         if (name or self.options.scope) == "all":
             return ScopeChoice(Scope())
-        return self.queries().scope_for_folders(self.folders())
+        return history.scope_for_folders(self.folders())
 
     # Documents --------------------------------------------------------------------------------
 
-    def file_view(self, uri: str) -> FileView | None:
+    def file_view(self, history: History, uri: str) -> FileView | None:
         """The file's history placed in its current text (the editor's, else the disk's)."""
         path = to_fs_path(uri)
         if path is None:
             return None
-        history = self.queries()
         document = self.workspace.text_documents.get(unquote(uri))
         codec = self.workspace.position_codec
         if document is None:
@@ -133,6 +138,6 @@ class DejaServer(LanguageServer):
 
     def shutdown(self) -> None:
         """The transport closed: stop indexing too."""
-        if self.indexer is not None:
-            self.indexer.stop()
+        if self.live is not None:
+            self.live.stop()
         super().shutdown()  # type: ignore[no-untyped-call]

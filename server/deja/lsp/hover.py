@@ -12,7 +12,7 @@ from deja import render_markdown
 from deja.units import ago
 
 from .commands import FORK_SESSION, SHOW_FILE_HISTORY, SHOW_SESSION
-from .context import DejaServer
+from .context import DejaServer, IndexNotOpen
 from .documents import Placed
 from .errors import guarded
 
@@ -50,9 +50,13 @@ def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> s
 def register(server: DejaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: DejaServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: DejaServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
-        view = ls.file_view(uri) if ls.history is not None else None  # never wait for the index
+        try:
+            history = await ls.history(wait=False)  # never wait for the index
+        except IndexNotOpen:
+            return None
+        view = ls.file_view(history, uri)
         found = view.covering(params.position) if view is not None else []
         if not found:
             return None

@@ -8,7 +8,7 @@ from lsprotocol import types
 from deja.units import ago
 
 from .commands import SHOW_FILE_HISTORY, SHOW_SESSION
-from .context import DejaServer
+from .context import DejaServer, IndexNotOpen
 from .documents import FileView
 from .errors import guarded
 
@@ -53,8 +53,10 @@ def lenses(view: FileView, now: float | None = None) -> list[types.CodeLens]:
 def register(server: DejaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @guarded(types.TEXT_DOCUMENT_CODE_LENS)
-    def code_lens(ls: DejaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        if ls.history is None:  # never wait for the index
+    async def code_lens(ls: DejaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        try:
+            history = await ls.history(wait=False)  # never wait for the index
+        except IndexNotOpen:
             return []
-        view = ls.file_view(params.text_document.uri)
+        view = ls.file_view(history, params.text_document.uri)
         return lenses(view) if view is not None else []

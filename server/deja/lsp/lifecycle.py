@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from .context import DejaServer
-from .indexing import Indexer
+from .context import DejaServer, IndexNotOpen
+from .indexing import start_indexing
 from .options import parse_options
 
 
@@ -18,21 +18,22 @@ def register(server: DejaServer) -> None:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: DejaServer, params: types.InitializedParams) -> None:
-        ls.indexer = Indexer(ls)
-        ls.indexer.start()
+        ls.live = start_indexing(ls)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: DejaServer, params: None) -> None:
-        if ls.indexer is not None:
-            ls.indexer.stop()
+        if ls.live is not None:
+            ls.live.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: DejaServer, params: types.DidOpenTextDocumentParams) -> None:
+    async def did_open(ls: DejaServer, params: types.DidOpenTextDocumentParams) -> None:
         """Place the file's history now, so the first hover answers from the cache."""
-        if ls.history is None:
+        try:
+            history = await ls.history(wait=False)
+        except IndexNotOpen:
             return
         try:
-            ls.file_view(params.text_document.uri)
+            ls.file_view(history, params.text_document.uri)
         except Exception as error:
             ls.log(f"history of {params.text_document.uri}: {error}", types.MessageType.Warning)
 

@@ -143,29 +143,28 @@ def register(server: DejaServer) -> None:
     @guarded(SEARCH)
     async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SEARCH, params)
-        history = await ls.ready()
-        return search_result(history, parsed, ls.scope(parsed.scope()))
+        history = await ls.history()
+        return search_result(history, parsed, ls.scope(history, parsed.scope()))
 
     @server.feature(SESSIONS)
     @guarded(SESSIONS)
     async def sessions(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SESSIONS, params)
-        history = await ls.ready()
-        return sessions_result(history, parsed, ls.scope(parsed.scope()))
+        history = await ls.history()
+        return sessions_result(history, parsed, ls.scope(history, parsed.scope()))
 
     @server.feature(SESSION)
     @guarded(SESSION)
     async def session(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SESSION, params)
-        return session_result(await ls.ready(), parsed)
+        return session_result(await ls.history(), parsed)
 
     @server.feature(FILE_HISTORY)
     @guarded(FILE_HISTORY)
     async def file_history(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(FILE_HISTORY, params)
         uri, position = parsed.required_text("uri"), parsed.position()
-        await ls.ready()
-        view = ls.file_view(uri)
+        view = ls.file_view(await ls.history(), uri)
         if view is None:
             raise RequestError(f"{uri} is not a file: URI")
         return file_history_result(view, position)
@@ -174,4 +173,4 @@ def register(server: DejaServer) -> None:
     @guarded(FORK_COMMAND)
     async def fork_command(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(FORK_COMMAND, params)
-        return fork_result(await ls.ready(), parsed)
+        return fork_result(await ls.history(), parsed)

@@ -62,4 +62,4 @@ def register(server: DejaServer) -> None:
     @guarded(RESTORE)
     async def restore(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(RESTORE, params)
-        return restore_result(await ls.ready(), parsed, ls.folders())
+        return restore_result(await ls.history(), parsed, ls.folders())

@@ -42,7 +42,7 @@ def write_view(folder: Path, name: str, markdown: str) -> Path:
 
 async def show_view(ls: DejaServer, name: str, markdown: str) -> dict[str, Any]:
     """Write the document and ask the client to open it; `shown` says whether it did."""
-    path = write_view(ls.views_folder(), name, markdown)
+    path = write_view(await ls.views_folder(), name, markdown)
     uri = str(from_fs_path(str(path)))
     window = ls.client_capabilities.window
     shown = False

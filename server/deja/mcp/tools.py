@@ -8,13 +8,13 @@ what every request the agent sends carries, so they are kept short (a test measu
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deja.live_index import LiveIndex
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -185,65 +185,40 @@ class Recall:
 
     def __init__(self, cwd: str, home: Path | None = None, root: Path | None = None) -> None:
         self.cwd = cwd
-        self._home = home
-        self._root = root
-        self._reader: History | None = None
-        self._writer: History | None = None
-        self._opened = threading.Event()
-        self._indexed = threading.Event()
-        self._pass_lock = threading.Lock()
-        self._failure: str | None = None
+        self.live = LiveIndex(home, root)
 
     def start(self) -> None:
-        threading.Thread(target=self._first_pass, name="deja-first-pass", daemon=True).start()
-
-    def _first_pass(self) -> None:
-        try:
-            self._reader = History(self._home, self._root)
-            self._writer = History(self._home, self._root)
-        except Exception as error:  # the server keeps running; answers say what broke
-            self._failure = f"Deja's index could not be opened: {error}"
-        finally:
-            self._opened.set()
-        self._refresh()
-        self._indexed.set()
+        # Not watched: each answer brings the index up to date itself, so it is never a tick late.
+        self.live.start(watch=False)
 
     def _refresh(self) -> list[str]:
         """An incremental pass; when it fails, the answer comes from the index as it is."""
-        if self._writer is None:
-            return [self._failure] if self._failure else []
-        with self._pass_lock:
-            try:
-                report = self._writer.refresh()
-            except Exception as error:  # a store or disk fault must not end the server
-                return [f"Deja could not bring its index up to date ({error})"]
+        try:
+            report = self.live.refresh()
+        except Exception as error:  # a store or disk fault must not end the server
+            return [f"Deja could not bring its index up to date ({error})"]
         # A missing or emptied store is not applied: the answer says so.
         return [report.refused.message] if report.refused else []
 
     def wait_indexed(self, timeout: float | None = None) -> bool:
-        return self._indexed.wait(timeout)
+        return self.live.wait_indexed(timeout)
 
     def close(self) -> None:
         # A pass still running is left to end with the process: the index survives a kill.
-        if not self._pass_lock.acquire(blocking=False):
-            return
-        try:
-            for history in (self._reader, self._writer):
-                if history is not None:
-                    history.close()
-        finally:
-            self._pass_lock.release()
+        self.live.close()
 
     def _history(self) -> tuple[History, list[str]]:
         """The reader, fresh when the first pass is done, with the notes the answer must carry."""
-        self._opened.wait()
-        if self._reader is None:
-            raise ToolError(self._failure or "Deja's index could not be opened")
-        if not self._indexed.is_set():
-            store = self._reader.root / "sessions"
+        self.live.wait_opened()
+        reader = self.live.history
+        if reader is None:
+            error = self.live.open_error
+            raise ToolError(f"Deja's index could not be opened: {error}")
+        if not self.live.indexed:
+            store = reader.root / "sessions"
             notes = [] if store.is_dir() else [f"there is no Continue session store at {store}"]
-            return self._reader, [BUILDING, *notes]
-        return self._reader, self._refresh()
+            return reader, [BUILDING, *notes]
+        return reader, self._refresh()
 
     def answer(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         """The framed text for a tool call, or the plain message of an error; and which."""

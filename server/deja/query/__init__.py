@@ -1,7 +1,7 @@
 """Questions over the index: search, sessions, show, file history. One API for every front door."""
 
 from .blame import FileEvent, LineRange
-from .history import History, Stats
+from .history import History
 from .scope import Scope, ScopeChoice, WorkspaceError
 from .search import (
     HIGHLIGHT_END,
@@ -13,6 +13,7 @@ from .search import (
     SearchResult,
 )
 from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
+from .stats import Stats
 
 __all__ = [
     "HIGHLIGHT_END",

@@ -157,3 +157,12 @@ def covering_line(events: list[FileEvent], line: int) -> list[FileEvent]:
         for event in events
         if any(r is not None and r.start_line <= line <= r.end_line for r in event.ranges)
     ]
+
+
+def most_edited_file(db: sqlite3.Connection) -> str:
+    """The path edited most often in every session, or "" when nothing was edited."""
+    row = db.execute(
+        "SELECT path FROM records WHERE role = 'edit' AND path IS NOT NULL"
+        " GROUP BY path ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()
+    return str(row[0]) if row else ""

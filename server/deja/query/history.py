@@ -6,37 +6,22 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja.continue_store import resolve_root
-from deja.continue_store.store import scan_session_files
-from deja.continue_store.workspace import normalize_workspace, workspace_contains
-from deja.index import Index, PassReport, default_home
+from deja.index import Index, PassReport, Recovery, default_home
 from deja.index.core import NotIndexed, Progress, Tombstone
 
 from . import blame
 from . import sessions as session_queries
 from .fork import ForkCommand, fork_command
-from .scope import Scope, ScopeChoice, current_scope, named_scope
+from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
+from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
     from . import restore as restore_queries
-
-
-@dataclass(slots=True)
-class Stats:
-    sessions: int
-    deleted_sessions: int
-    records: int
-    compacted_records: int
-    index_bytes: int
-    store_bytes: int
-    last_pass: float | None
-    index_path: str
-    store_path: str
 
 
 class History:
@@ -50,6 +35,11 @@ class History:
 
     def close(self) -> None:
         self.index.close()
+
+    @property
+    def recovery(self) -> Recovery | None:
+        """Set when opening found the index file unreadable and started a new one."""
+        return self.index.recovery
 
     def refresh(
         self,
@@ -81,19 +71,7 @@ class History:
         """An editor's workspace folders (URIs or paths): for each, the innermost Continue
         workspace holding it (or the folder itself) and every workspace inside that; all
         workspaces, with a note, when no session belongs to any folder."""
-        known = [row[0] for row in self.db.execute("SELECT DISTINCT workspace FROM sessions")]
-        targets = [t for t in (normalize_workspace(f) for f in folders) if t]
-        found: set[str] = set()
-        for target in targets:
-            containing = [w for w in known if workspace_contains(w, target)]
-            base = max(containing, key=len) if containing else target
-            found.update(w for w in known if workspace_contains(base, w))
-        if not found:
-            where = ", ".join(targets) or "no workspace folder"
-            return ScopeChoice(
-                Scope(), [f"no Continue session belongs to {where}; searching all workspaces"]
-            )
-        return ScopeChoice(Scope(tuple(sorted(found)), label=", ".join(targets)))
+        return folders_scope(self.db, folders)
 
     # Questions ------------------------------------------------------------------------------
 
@@ -176,33 +154,19 @@ class History:
             blame.place_in_document(events, document)
         return events
 
+    def edits_at_line(
+        self, events: list[blame.FileEvent], document: str, line: int
+    ) -> list[blame.FileEvent]:
+        """Of `file_history`'s events, the edits whose written text, where it stands in
+        `document`, covers the zero-based `line`."""
+        blame.place_in_document(events, document)
+        return blame.covering_line(events, line)
+
     def most_edited_file(self) -> str:
-        row = self.db.execute(
-            "SELECT path FROM records WHERE role = 'edit' AND path IS NOT NULL"
-            " GROUP BY path ORDER BY count(*) DESC LIMIT 1"
-        ).fetchone()
-        return str(row[0]) if row else ""
+        return blame.most_edited_file(self.db)
 
     def stats(self) -> Stats:
-        row = self.db.execute("SELECT count(*), coalesce(sum(deleted), 0) FROM sessions").fetchone()
-        records = self.db.execute(
-            "SELECT count(*), coalesce(sum(compacted), 0) FROM records"
-        ).fetchone()
-        last = self.db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
-        index_bytes = sum(p.stat().st_size for p in self.home.glob("index.sqlite3*") if p.is_file())
-        files, _ = scan_session_files(self.root)
-        store_bytes = sum(file.size for file in files or ())
-        return Stats(
-            sessions=int(row[0]),
-            deleted_sessions=int(row[1]),
-            records=int(records[0]),
-            compacted_records=int(records[1]),
-            index_bytes=index_bytes,
-            store_bytes=store_bytes,
-            last_pass=float(last[0]) if last else None,
-            index_path=str(self.index.path),
-            store_path=str(self.root),
-        )
+        return index_stats(self.db, self.index.path, self.root)
 
     def forget_preview(
         self, *, session: str | None = None, workspace: str | None = None

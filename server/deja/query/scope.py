@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
@@ -38,6 +39,25 @@ class ScopeChoice:
 
 def _workspaces(db: sqlite3.Connection) -> list[str]:
     return [row[0] for row in db.execute("SELECT DISTINCT workspace FROM sessions")]
+
+
+def folders_scope(db: sqlite3.Connection, folders: Sequence[str]) -> ScopeChoice:
+    """An editor's workspace folders (URIs or paths): for each, the innermost Continue
+    workspace holding it (or the folder itself) and every workspace inside that; all
+    workspaces, with a note, when no session belongs to any folder."""
+    known = _workspaces(db)
+    targets = [t for t in (normalize_workspace(f) for f in folders) if t]
+    found: set[str] = set()
+    for target in targets:
+        containing = [w for w in known if workspace_contains(w, target)]
+        base = max(containing, key=len) if containing else target
+        found.update(w for w in known if workspace_contains(base, w))
+    if not found:
+        where = ", ".join(targets) or "no workspace folder"
+        return ScopeChoice(
+            Scope(), [f"no Continue session belongs to {where}; searching all workspaces"]
+        )
+    return ScopeChoice(Scope(tuple(sorted(found)), label=", ".join(targets)))
 
 
 def workspace_scope(db: sqlite3.Connection, directory: str) -> Scope:

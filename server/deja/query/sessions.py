@@ -121,6 +121,11 @@ def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
     return str(rows[0][0])
 
 
+def session_ids(db: sqlite3.Connection) -> list[str]:
+    """Every session the index holds (deleted ones too)."""
+    return [row[0] for row in db.execute("SELECT id FROM sessions")]
+
+
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
     row = db.execute(
         f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,)

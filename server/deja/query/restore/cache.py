@@ -13,7 +13,8 @@ import orjson
 
 import deja
 
-from .load import SessionState, session_ids
+from ..sessions import session_ids
+from .load import SessionState
 from .section import FORMAT_VERSION, LastUser
 
 CACHE_DIR = "restore-cache"

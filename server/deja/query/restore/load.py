@@ -126,11 +126,6 @@ def next_session_start(db: sqlite3.Connection, session: SessionSummary) -> float
     return None if row[0] is None else float(row[0])
 
 
-def session_ids(db: sqlite3.Connection) -> list[str]:
-    """Every session the index holds."""
-    return [row[0] for row in db.execute("SELECT id FROM sessions")]
-
-
 def _listable_where(scope: Scope, exclude: str | None) -> tuple[str, list[object]]:
     # Sessions with no genuine user message have nothing to restore.
     scope_sql, params = scope.sql("workspace")

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..search import SearchQuery, search
+from ..sessions import session_ids
 from .cache import SectionCache, cache_key
 from .closing import RestoredSession, closing_block
 from .git import session_commits
-from .load import SessionState, load_entries, load_outputs, session_ids
+from .load import SessionState, load_entries, load_outputs
 from .section import FORMAT_LINE, build_section
 
 TOPIC_TURNS = 20

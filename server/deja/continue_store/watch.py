@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from deja.continue_store.store import SESSIONS_LIST, scan_session_files
+from .store import SESSIONS_LIST, scan_session_files
 
 TICK_S = 0.25
 # A file still changing this many ticks after it was first seen changing is read anyway: the
