@@ -19,7 +19,6 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from deja import render_markdown
-from deja.cli.render import hit_json
 from deja.lsp.documents import FileView, FileViews, build_view, client_range, contains
 from deja.lsp.errors import RequestError
 from deja.lsp.hover import hover_markdown
@@ -32,6 +31,7 @@ from deja.lsp.views import file_view_name, write_view
 from deja.lsp.watch import MOST_TICKS, RETRIES, StoreWatcher
 from deja.query import History, LineRange, Scope, SearchQuery
 from deja.query.fork import fork_command
+from deja.wire import hit_json
 from tests.lsp.conftest import (
     CONFIG_PY,
     EDIT_SESSION,
