@@ -15,8 +15,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from deja.cli.render import hit_json, session_json
 from deja.query import History, Scope, SearchQuery
+from deja.wire import hit_json, session_json
 from tests.lsp.conftest import (
     EDIT_SESSION,
     OTHER_SESSION,

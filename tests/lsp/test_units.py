@@ -19,7 +19,6 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from deja import render_markdown
-from deja.cli.render import hit_json
 from deja.continue_store.watch import MOST_TICKS, RETRIES, StoreWatcher
 from deja.live_index import PassCancelled, PassProgress, ProgressReport
 from deja.lsp.documents import FileView, FileViews, build_view, client_range, contains
@@ -32,6 +31,7 @@ from deja.lsp.requests import file_history_result, search_result, session_result
 from deja.lsp.views import file_view_name, write_view
 from deja.query import History, LineRange, Scope, SearchQuery
 from deja.query.fork import fork_command
+from deja.wire import hit_json
 from tests.lsp.conftest import (
     CONFIG_PY,
     EDIT_SESSION,

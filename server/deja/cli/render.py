@@ -1,17 +1,13 @@
-"""Terminal and JSON renderings of query results. One renderer per output form."""
+"""Terminal renderings of query results (the JSON forms are `deja.wire`'s)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any, TextIO
-
-import orjson
+from typing import TextIO
 
 from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
-from deja.index.core import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -19,12 +15,10 @@ from deja.query import (
     Hit,
     SessionSummary,
     SessionView,
-    Stats,
     TurnRecord,
 )
-from deja.units import ago, human_size, iso_time
-
-JSON_SCHEMA = 1
+from deja.units import ago, human_size
+from deja.wire import iso
 
 
 class Style:
@@ -55,90 +49,6 @@ class Style:
         if self.on:
             return snippet.replace(HIGHLIGHT_START, "\x1b[1;33m").replace(HIGHLIGHT_END, "\x1b[0m")
         return snippet.replace(HIGHLIGHT_START, "[").replace(HIGHLIGHT_END, "]")
-
-
-def iso(timestamp: float | None) -> str | None:
-    return None if timestamp is None else iso_time(timestamp)
-
-
-def markdown_snippet(snippet: str) -> str:
-    return snippet.replace(HIGHLIGHT_START, "**").replace(HIGHLIGHT_END, "**")
-
-
-# JSON -------------------------------------------------------------------------------------------
-
-
-def envelope(command: str | None, **payload: Any) -> bytes:
-    return (
-        orjson.dumps(
-            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
-        )
-        + b"\n"
-    )
-
-
-def hit_json(hit: Hit) -> dict[str, Any]:
-    return {
-        "session_id": hit.session_id,
-        "title": hit.title,
-        "workspace": hit.workspace,
-        "project": hit.project,
-        "turn": hit.turn,
-        "time": iso(hit.time),
-        "role": hit.role,
-        "snippet": markdown_snippet(hit.snippet),
-        "file": hit.file,
-        "exit_code": hit.exit_code,
-        "status": hit.status,
-        "compacted": hit.compacted,
-        "deleted": hit.deleted,
-        "score": hit.score,
-    }
-
-
-def session_json(summary: SessionSummary) -> dict[str, Any]:
-    data = asdict(summary)
-    data["started"] = iso(summary.started)
-    data["last_active"] = iso(summary.last_active)
-    return data
-
-
-def record_json(record: TurnRecord) -> dict[str, Any]:
-    data = asdict(record)
-    data["time"] = iso(record.time)
-    data["hunks"] = [{"replaced": r, "written": w} for r, w in record.hunks]
-    return data
-
-
-def tombstone_json(tomb: Tombstone) -> dict[str, Any]:
-    return {"kind": tomb.kind, "value": tomb.value, "created": iso(tomb.created)}
-
-
-def event_json(event: FileEvent) -> dict[str, Any]:
-    return {
-        "session_id": event.session_id,
-        "title": event.title,
-        "workspace": event.workspace,
-        "turn": event.turn,
-        "time": iso(event.time),
-        "role": event.role,
-        "tool": event.tool,
-        "status": event.status,
-        "path": event.path,
-        "compacted": event.compacted,
-        "request": event.request,
-        "hunks": [{"replaced": r, "written": w} for r, w in event.hunks],
-        "ranges": [asdict(r) if r else None for r in event.ranges],
-    }
-
-
-def stats_json(stats: Stats) -> dict[str, Any]:
-    data = asdict(stats)
-    data["last_pass"] = iso(stats.last_pass)
-    return data
-
-
-# Terminal ---------------------------------------------------------------------------------------
 
 
 def short_id(session_id: str) -> str:

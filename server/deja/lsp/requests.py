@@ -1,4 +1,4 @@
-"""Custom requests (`deja/…`, see docs/protocol.md). Results use the CLI's JSON fields."""
+"""Custom requests (`deja/…`, see docs/protocol.md). Results are built from `deja.wire`'s shapes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 from lsprotocol import types
 
 from deja import render_markdown
-from deja.cli.render import event_json, hit_json, record_json, session_json
 from deja.query import History, Hit, ScopeChoice, SearchQuery, SessionView
+from deja.wire import hit_json, placed_event_json, session_json, turns_json
 
 from .context import DejaServer
 from .documents import FileView, contains
@@ -75,22 +75,6 @@ def sessions_result(history: History, params: Params, choice: ScopeChoice) -> di
     }
 
 
-def turns_json(view: SessionView) -> list[dict[str, Any]]:
-    turns: list[dict[str, Any]] = []
-    for record in view.records:
-        if not turns or turns[-1]["turn"] != record.turn:
-            turns.append(
-                {
-                    "turn": record.turn,
-                    "time": record_json(record)["time"],
-                    "compacted": record.compacted,
-                    "records": [],
-                }
-            )
-        turns[-1]["records"].append(record_json(record))
-    return turns
-
-
 def session_view(history: History, params: Params) -> SessionView:
     turn = params.optional_integer("turn")
     view = history.show(params.required_text("sessionId"), turn)
@@ -108,9 +92,7 @@ def session_result(history: History, params: Params) -> dict[str, Any]:
     }
 
 
-def range_json(span: types.Range | None) -> dict[str, Any] | None:
-    if span is None:
-        return None
+def range_json(span: types.Range) -> dict[str, Any]:
     return {
         "start": {"line": span.start.line, "character": span.start.character},
         "end": {"line": span.end.line, "character": span.end.character},
@@ -125,12 +107,7 @@ def file_history_result(view: FileView, position: types.Position | None) -> dict
         spans = {placed.hunk: placed.range for placed in view.placed if placed.event is event}
         if position is not None and not any(contains(s, position) for s in spans.values()):
             continue
-        data = event_json(event)
-        del data["ranges"]  # zero-based LineRanges in code points: replaced by LSP ranges
-        for index, hunk in enumerate(data["hunks"]):
-            hunk["range"] = range_json(spans.get(index))
-        data["range"] = range_json(spans[min(spans)]) if spans else None
-        events.append(data)
+        events.append(placed_event_json(event, {h: range_json(s) for h, s in spans.items()}))
     return {"uri": view.uri, "path": view.path, "events": events}
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from deja.cli.render import session_json
 from deja.continue_store.workspace import normalize_workspace
 from deja.query import History
 from deja.query.restore import RestoreError, current_lines, listing_lines
+from deja.wire import restore_reply_json
 
 from .context import DejaServer
 from .errors import RequestError, guarded
@@ -43,18 +43,7 @@ def restore_result(history: History, params: Params, folders: list[str]) -> dict
                 result.listing, scope_label=result.scope, total=result.total, current=current
             )
         markdown = "\n".join(["```text", *lines, "```", ""])
-    return {
-        "scope": result.scope,
-        "notes": result.notes,
-        "topic": result.topic,
-        "text": result.text,
-        "message": result.message,
-        "markdown": markdown,
-        "listing": [
-            {"number": item.number, **session_json(item.session)} for item in result.listing
-        ],
-        "restored": [r.session.id for r in result.restored],
-    }
+    return restore_reply_json(result, markdown)
 
 
 def register(server: DejaServer) -> None:

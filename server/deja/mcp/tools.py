@@ -16,8 +16,6 @@ from typing import Any
 
 from deja.live_index import LiveIndex
 from deja.query import (
-    HIGHLIGHT_END,
-    HIGHLIGHT_START,
     FileEvent,
     History,
     Hit,
@@ -28,6 +26,7 @@ from deja.query import (
 )
 from deja.query.digest import build_digest
 from deja.recall import frame, nothing_found
+from deja.wire import markdown_snippet
 
 from .topic import topic_first
 
@@ -136,8 +135,7 @@ def hit_block(number: int, hit: Hit) -> list[str]:
         facts.append(f"file {_relative(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
-    snippet = _flat(hit.snippet, SNIPPET_CHARS)
-    snippet = snippet.replace(HIGHLIGHT_START, "**").replace(HIGHLIGHT_END, "**")
+    snippet = markdown_snippet(_flat(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
 

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-from .install_command import add_target, report
-
-NAME = "uninstall"
+from ..common import AddCommand, CliError
+from .install import add_target, report
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    add_target(command(NAME, "remove what `deja install` added to Continue, nothing else"))
+def add_parser(command: AddCommand) -> None:
+    add_target(command("uninstall", "remove what `deja install` added to Continue, nothing else"))
 
 
 def run(args: argparse.Namespace) -> int:
     from deja.continue_store import resolve_root
     from deja.install import ConfigError, plan_uninstall
-
-    from .main import CliError
 
     root = resolve_root()
     try:

@@ -3,31 +3,28 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-NAME = "resume"
+from deja.query import History
+from deja.query.handoff import HandoffError, check_id, resume
+
+from ..common import AddCommand, CliError, implicit_pass
+from .handoff import launch
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "print `cd WORKSPACE && cn --fork ID` to continue a past session")
+def add_parser(command: AddCommand) -> None:
+    sub = command("resume", "print `cd WORKSPACE && cn --fork ID` to continue a past session")
     sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
     sub.add_argument("--exec", action="store_true", help="run it, attached to this terminal")
 
 
 def run(args: argparse.Namespace) -> int:
-    from deja.query import History
-    from deja.query.handoff import HandoffError, check_id, resume
-
-    from .handoff_command import launch
-    from .main import CliError, _implicit_pass
-
     try:
         check_id(args.session_id)
     except HandoffError as error:
         raise CliError(str(error)) from None
     history = History()
     try:
-        _implicit_pass(history)
+        implicit_pass(history)
         summary = history.show(args.session_id).session
     finally:
         history.close()

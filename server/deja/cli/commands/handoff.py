@@ -5,30 +5,28 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-from collections.abc import Callable
 
-from deja.query.handoff import Launch
+from deja.query import History
+from deja.query.digest import build_digest
+from deja.query.handoff import Launch, handoff
 
-NAME = "handoff"
+from ..common import AddCommand, CliError, envelope, implicit_pass
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "print `cn '<digest>'`: a new session that starts from a past one")
+def add_parser(command: AddCommand) -> None:
+    sub = command("handoff", "print `cn '<digest>'`: a new session that starts from a past one")
     sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
     sub.add_argument("--exec", action="store_true", help="start cn with it, in this terminal")
 
 
 def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
     """Print the command line (notes on stderr), or run it attached to the terminal."""
-    from . import render
-    from .main import CliError
-
     for note in plan.notes:
         print(f"note: {note}", file=sys.stderr)
     if not args.exec:
         if args.json:
             sys.stdout.buffer.write(
-                render.envelope(
+                envelope(
                     args.command,
                     session=session_id,
                     line=plan.line,
@@ -49,15 +47,9 @@ def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deja.query import History
-    from deja.query.digest import build_digest
-    from deja.query.handoff import handoff
-
-    from .main import _implicit_pass
-
     history = History()
     try:
-        _implicit_pass(history)
+        implicit_pass(history)
         view = history.show(args.session_id)
     finally:
         history.close()

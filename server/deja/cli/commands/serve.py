@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-NAME = "serve"
+from ..common import AddCommand
 
 
 def _port(value: str) -> int:
@@ -15,8 +14,8 @@ def _port(value: str) -> int:
     return port
 
 
-def add_parser(command: Callable[..., argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "run the language server editors talk to (stdio by default)", json=False)
+def add_parser(command: AddCommand) -> None:
+    sub = command("serve", "run the language server editors talk to (stdio by default)", json=False)
     sub.add_argument(
         "--tcp",
         type=_port,

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from deja.query.restore import CurrentSession
+from deja.query import History
+from deja.wire import restore_json
 
-NAME = "restore"
+from .. import render
+from ..common import AddCommand, CliError, ensure_store, envelope, implicit_pass
 
 
 def _count(value: str) -> int:
@@ -24,8 +23,10 @@ def _count(value: str) -> int:
     return number
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "earlier context back as a compact transcript, compacted turns included")
+def add_parser(command: AddCommand) -> None:
+    sub = command(
+        "restore", "earlier context back as a compact transcript, compacted turns included"
+    )
     sub.add_argument(
         "selection",
         nargs="*",
@@ -44,7 +45,6 @@ def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from deja.query import History
     from deja.query.restore import (
         RestoreError,
         RestoreResult,
@@ -54,13 +54,10 @@ def run(args: argparse.Namespace) -> int:
         passed_over,
     )
 
-    from . import render
-    from .main import CliError, _ensure_store, _implicit_pass
-
     history = History()
     try:
-        _ensure_store(history)
-        _implicit_pass(history)
+        ensure_store(history)
+        implicit_pass(history)
         try:
             # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
             result: RestoreResult = history.restore(
@@ -76,31 +73,7 @@ def run(args: argparse.Namespace) -> int:
         history.close()
 
     if args.json:
-        payload: dict[str, Any] = {
-            "scope": result.scope,
-            "notes": result.notes,
-            "topic": result.topic,
-            "message": result.message,
-            "total": result.total,
-            "offset": result.offset,
-            "listing": [
-                {"number": item.number, **render.session_json(item.session)}
-                for item in result.listing
-            ],
-            "restored": [
-                {
-                    "number": r.number,
-                    "until_turn": r.until,
-                    "full_turns": r.full_turns,
-                    "cached": r.cached,
-                    **render.session_json(r.session),
-                }
-                for r in result.restored
-            ],
-            "text": result.text,
-            "current": _current_json(result.current),
-        }
-        sys.stdout.buffer.write(render.envelope(NAME, **payload))
+        sys.stdout.buffer.write(envelope("restore", **restore_json(result, time.time())))
         return 0
     lines = [f"note: {note}" for note in result.notes]
     current = result.current
@@ -121,17 +94,3 @@ def run(args: argparse.Namespace) -> int:
             lines += current_lines(current, scope_label=result.scope)
     render.write_lines(lines)
     return 0
-
-
-def _current_json(current: CurrentSession | None) -> dict[str, Any] | None:
-    """The session taken as current, why, and the command that restores it anyway."""
-    from . import render
-
-    if current is None:
-        return None
-    return {
-        **render.session_json(current.session),
-        "number": 0 if current.as_zero else None,
-        "why": "being written" if current.being_written(time.time()) else "newest",
-        "restore": current.restore_command,
-    }

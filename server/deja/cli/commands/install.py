@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-NAME = "install"
+from ..common import AddCommand, CliError, envelope
 
 
-def add_parser(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
-    sub = command(NAME, "wire Deja into Continue: its MCP server, the /deja prompt and a skill")
+def add_parser(command: AddCommand) -> None:
+    sub = command(
+        "install", "wire Deja into Continue: its MCP server, the /deja prompt and a skill"
+    )
     add_target(sub)
 
 
@@ -25,13 +26,11 @@ def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: 
     """The diff (dry run) or what was applied, as text or a JSON envelope."""
     from deja.install import apply
 
-    from . import render
-
     if not args.dry_run:
         apply(plan, root)
     if args.json:
         sys.stdout.buffer.write(
-            render.envelope(
+            envelope(
                 args.command,
                 root=str(root),
                 dry_run=args.dry_run,
@@ -63,8 +62,6 @@ def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: 
 def run(args: argparse.Namespace) -> int:
     from deja.continue_store import resolve_root
     from deja.install import ConfigError, launcher, plan_install
-
-    from .main import CliError
 
     root = resolve_root()
     command, command_args = launcher()

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
-NAME = "mcp"
+from ..common import AddCommand
 
 
-def add_parser(command: Callable[..., argparse.ArgumentParser]) -> None:
+def add_parser(command: AddCommand) -> None:
     command(
-        NAME, "serve Deja's read-only recall tools over MCP on stdio (for Continue)", json=False
+        "mcp", "serve Deja's read-only recall tools over MCP on stdio (for Continue)", json=False
     )
 
 
