@@ -2,11 +2,12 @@
 
 import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
+import { registerCommands } from "./commands";
 import { PastEdits } from "./pastEdits";
-import { Commands } from "./pure/protocol";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
 import { SessionDocuments } from "./sessions";
+import { affectsCodeLens, affectsServer } from "./settings";
 import { Sidecar } from "./sidecar";
 import { StatusItem } from "./status";
 import { HistoryTree } from "./tree";
@@ -22,13 +23,15 @@ function setContinueInstalled(): void {
 
 export function activate(context: vscode.ExtensionContext): void {
   setContinueInstalled();
-  const output = vscode.window.createOutputChannel("Deja");
+  const output = vscode.window.createOutputChannel("Deja", { log: true });
   const server = new Sidecar(output);
   sidecar = server;
   const sessions = new SessionDocuments(server);
   const actions = new SessionActions(server, sessions);
   const pastEdits = new PastEdits(server);
   const tree = new HistoryTree(server);
+  const search = new SearchHistory(server, sessions);
+  const restore = new RestoreContext(server);
 
   context.subscriptions.push(
     output,
@@ -36,29 +39,15 @@ export function activate(context: vscode.ExtensionContext): void {
     sessions,
     pastEdits,
     tree,
-    new SearchHistory(server, sessions),
-    new RestoreContext(server),
+    search,
+    restore,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    vscode.commands.registerCommand(Commands.restartServer, () => server.restart("Deja: Restart Server")),
-    vscode.commands.registerCommand(Commands.showOutput, () => output.show(true)),
-    vscode.commands.registerCommand(Commands.showServerProblem, () => server.showFailure()),
-    vscode.commands.registerCommand(Commands.openSession, (id?: unknown, turn?: unknown) => {
-      if (typeof id !== "string") {
-        void vscode.commands.executeCommand(Commands.search);
-        return;
-      }
-      void sessions.open(id, typeof turn === "number" ? turn : undefined);
-    }),
-    vscode.commands.registerCommand(Commands.showPastEdits, (argument?: unknown) => pastEdits.show(argument)),
-    vscode.commands.registerCommand(Commands.forkSession, (argument?: unknown) => actions.fork(argument)),
-    vscode.commands.registerCommand(Commands.reopenInContinue, (argument?: unknown) => actions.reopen(argument)),
-    vscode.commands.registerCommand(Commands.copySessionId, (argument?: unknown) => actions.copyId(argument)),
-    vscode.commands.registerCommand(Commands.refreshHistory, () => tree.refresh()),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (Sidecar.needsRestart(event)) {
+      if (affectsServer(event)) {
         void server.restart("the deja settings changed");
-      } else if (event.affectsConfiguration("deja.codeLens.enabled")) {
+      } else if (affectsCodeLens(event)) {
         server.refreshCodeLenses();
       }
     }),

@@ -2,8 +2,9 @@
  * with a Copy button (editor title) for the plain transcript. */
 
 import * as vscode from "vscode";
-import { Commands, Methods, type RestoreResult, type Scope } from "./pure/protocol";
+import { Methods, type RestoreResult } from "./pure/protocol";
 import { copyTextOf, RESTORE_PLACEHOLDER, RESTORE_SCHEME, restoreParams, restorePath } from "./pure/restore";
+import { defaultScope } from "./settings";
 import { errorText, type Sidecar } from "./sidecar";
 
 const KEEP = 20; // restore documents whose results stay in memory
@@ -14,19 +15,11 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly sidecar: Sidecar) {
-    this.subscriptions = [
-      vscode.workspace.registerTextDocumentContentProvider(RESTORE_SCHEME, this),
-      vscode.commands.registerCommand(Commands.restoreContext, (selection?: unknown) => this.run(typeof selection === "string" ? selection : undefined)),
-      vscode.commands.registerCommand(Commands.copyRestore, (argument?: unknown) => this.copy(argument)),
-    ];
+    this.subscriptions = [vscode.workspace.registerTextDocumentContentProvider(RESTORE_SCHEME, this)];
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.results.get(uri.toString())?.markdown ?? "# Restore Context\n\nThis restore is no longer in memory: run **Deja: Restore Context** again.\n";
-  }
-
-  private scope(): Scope {
-    return vscode.workspace.getConfiguration("deja").get<string>("scope") === "all" ? "all" : "workspace";
   }
 
   /** Asks for the selection (unless given), restores, opens the result. */
@@ -41,7 +34,7 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
     if (input === undefined) {
       return undefined;
     }
-    const params = restoreParams(input, this.scope());
+    const params = restoreParams(input, defaultScope());
     let result: RestoreResult;
     try {
       result = await this.sidecar.request<RestoreResult>(Methods.restore, params);

@@ -5,6 +5,7 @@ import { hitItem } from "./pure/format";
 import { LatestOnly } from "./pure/latest";
 import { Commands, Methods, type Scope, type SearchHit, type SearchResult } from "./pure/protocol";
 import type { SessionDocuments } from "./sessions";
+import { affectsScope, defaultScope } from "./settings";
 import { errorText, type Sidecar } from "./sidecar";
 
 const DEBOUNCE_MS = 150;
@@ -38,24 +39,22 @@ export class SearchHistory implements vscode.Disposable {
     private readonly sessions: SessionDocuments,
   ) {
     this.subscriptions = [
-      vscode.commands.registerCommand(Commands.search, (query?: unknown) => this.show(typeof query === "string" ? query : undefined)),
-      vscode.commands.registerCommand(Commands.toggleSearchScope, () => this.toggle?.()),
       // A new default scope (setting) applies to the next search.
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration("deja.scope")) {
+        if (affectsScope(event)) {
           this.scope = undefined;
         }
       }),
     ];
   }
 
-  private defaultScope(): Scope {
-    const configured = vscode.workspace.getConfiguration("deja").get<string>("scope");
-    return configured === "all" ? "all" : "workspace";
+  /** Alt+S while the search is open: the other scope, asked again. */
+  toggleScope(): void {
+    this.toggle?.();
   }
 
   show(initial?: string): void {
-    let scope = this.scope ?? this.defaultScope();
+    let scope = this.scope ?? defaultScope();
     const pick = vscode.window.createQuickPick<HitPick>();
     pick.title = scopeTitle(scope);
     pick.placeholder = 'Search Continue sessions: words, "a phrase", prefix*, -exclude';

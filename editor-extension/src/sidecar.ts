@@ -1,111 +1,30 @@
 /** Starts, watches and restarts the `deja serve` sidecar, and is the one way to ask it things. */
 
-import { spawn, type ChildProcess } from "node:child_process";
 import * as vscode from "vscode";
-import {
-  CloseAction,
-  ErrorAction,
-  LanguageClient,
-  RevealOutputChannelOn,
-  State,
-  WorkDoneProgress,
-  WorkDoneProgressCreateRequest,
-  type ClientCapabilities,
-  type CloseHandlerResult,
-  type ErrorHandlerResult,
-  type FeatureState,
-  type LanguageClientOptions,
-  type StaticFeature,
-  type WorkDoneProgressBegin,
-  type WorkDoneProgressEnd,
-  type WorkDoneProgressReport,
-} from "vscode-languageclient/node";
-import { commandLine, diagnose, resolveLaunch, serverMismatch, settingProblems, type Launch } from "./pure/launch";
-import { IndexingToken, Methods, type StoreStatus } from "./pure/protocol";
-import { rewriteHoverLinks, rewriteLensCommand, TRUSTED_COMMANDS } from "./pure/rewrite";
-import { parseStoreStatus } from "./pure/storeStatus";
-import { onInterpreterChange, selectedInterpreter } from "./python";
+import { CloseAction, State, type CloseHandlerResult, type LanguageClient } from "vscode-languageclient/node";
+import { createClient } from "./client";
+import { clientOptions, initializationOptions } from "./clientOptions";
+import type { IndexingEvent } from "./indexingProgress";
+import { commandLine, diagnose, serverMismatch, type Launch } from "./pure/launch";
+import type { StoreStatus } from "./pure/protocol";
+import { onInterpreterChange } from "./python";
+import { serverCommand } from "./serverCommand";
+import { ServerProcess } from "./serverProcess";
 
 export type SidecarState = "stopped" | "starting" | "running" | "failed";
 
-export type IndexingEvent =
-  | { kind: "begin" | "report"; message?: string; percentage?: number }
-  | { kind: "end"; message?: string };
-
-/** The client library shows notifications for its own errors; Deja shows one of its own instead. */
-class QuietClient extends LanguageClient {
-  override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
-  }
-  override warn(message: string, data?: unknown): void {
-    super.warn(message, data, false);
-  }
-  override info(message: string, data?: unknown): void {
-    super.info(message, data, false);
-  }
-}
-
-/** Takes over `window/workDoneProgress/create` for the server's indexing token: the status bar
- * shows it (the library's own window progress would say the same thing twice). */
-class IndexingProgressFeature implements StaticFeature {
-  private subscription: vscode.Disposable | undefined;
-
-  constructor(
-    private readonly client: LanguageClient,
-    private readonly report: (event: IndexingEvent) => void,
-  ) {}
-
-  fillClientCapabilities(capabilities: ClientCapabilities): void {
-    capabilities.window = { ...(capabilities.window ?? {}), workDoneProgress: true };
-  }
-
-  initialize(): void {
-    // Registered after the library's progress feature, so this handler replaces its one.
-    this.client.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
-      if (params.token !== IndexingToken) {
-        return;
-      }
-      this.subscription?.dispose();
-      this.subscription = this.client.onProgress(
-        WorkDoneProgress.type,
-        params.token,
-        (value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
-          if (value.kind === "end") {
-            this.report({ kind: "end", message: value.message });
-            this.subscription?.dispose();
-            this.subscription = undefined;
-          } else {
-            this.report({ kind: value.kind, message: value.message, percentage: value.percentage });
-          }
-        },
-      );
-    });
-  }
-
-  getState(): FeatureState {
-    return { kind: "static" };
-  }
-
-  clear(): void {
-    this.subscription?.dispose();
-    this.subscription = undefined;
-  }
-}
-
 export class ServerUnavailable extends Error {}
 
-const STDERR_TAIL = 8192;
 const MAX_CRASH_RESTARTS = 3;
 const CRASH_WINDOW_MS = 3 * 60_000;
 
 export class Sidecar implements vscode.Disposable {
   private client: LanguageClient | undefined;
-  private process: ChildProcess | undefined;
-  private stderr = "";
-  private spawnError: string | undefined;
-  private exitCode: number | null | undefined;
+  private server: ServerProcess | undefined;
   private ready: Promise<LanguageClient | undefined> = Promise.resolve(undefined);
   private generation = 0;
+  /** The start that reached "running": only its server's crashes restart it. */
+  private runningGeneration: number | undefined;
   private crashes: number[] = [];
   private shownFailure: string | undefined;
   private interpreterWatch: vscode.Disposable | undefined;
@@ -125,7 +44,7 @@ export class Sidecar implements vscode.Disposable {
   /** The first pass's work-done progress (`deja/indexing`). */
   readonly onIndexing = this.indexingEmitter.event;
 
-  constructor(private readonly output: vscode.OutputChannel) {}
+  constructor(private readonly output: vscode.LogOutputChannel) {}
 
   get state(): SidecarState {
     return this.currentState;
@@ -136,8 +55,9 @@ export class Sidecar implements vscode.Disposable {
     return this.failureText;
   }
 
+  /** A line in the Deja output (the channel stamps the time). */
   log(line: string): void {
-    this.output.appendLine(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+    this.output.info(line);
   }
 
   private setState(state: SidecarState): void {
@@ -163,9 +83,9 @@ export class Sidecar implements vscode.Disposable {
   async stop(): Promise<void> {
     this.generation++;
     const client = this.client;
-    const child = this.process;
+    const server = this.server;
     this.client = undefined;
-    this.process = undefined;
+    this.server = undefined;
     this.ready = Promise.resolve(undefined);
     if (client !== undefined) {
       try {
@@ -181,9 +101,7 @@ export class Sidecar implements vscode.Disposable {
         // already stopped
       }
     }
-    if (child !== undefined && child.exitCode === null && !child.killed) {
-      child.kill();
-    }
+    server?.kill();
     this.setState("stopped");
   }
 
@@ -209,166 +127,41 @@ export class Sidecar implements vscode.Disposable {
     }
   }
 
-  private async resolve(): Promise<Launch> {
-    const config = vscode.workspace.getConfiguration("deja");
-    const settings = { command: config.get<unknown>("server.command"), python: config.get<unknown>("server.python") };
-    for (const problem of settingProblems(settings)) {
-      this.log(problem);
-    }
-    const first = resolveLaunch(settings);
-    if (first.source !== "PATH") {
-      return first;
-    }
-    const interpreter = await selectedInterpreter((line) => this.log(line));
-    return resolveLaunch(settings, interpreter);
-  }
-
-  private initializationOptions(): Record<string, string> {
-    const config = vscode.workspace.getConfiguration("deja");
-    const options: Record<string, string> = {};
-    const scope = config.get<string>("scope");
-    if (scope === "workspace" || scope === "all") {
-      options.scope = scope;
-    }
-    const root = config.get<string>("continueRoot")?.trim();
-    if (root) {
-      options.continueRoot = root;
-    }
-    return options;
-  }
-
-  private spawnServer(launch: Launch, generation: number): Promise<ChildProcess> {
-    return new Promise((resolve, reject) => {
-      const cwd = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri.fsPath;
-      const child = spawn(launch.argv[0], launch.argv.slice(1), {
-        cwd,
-        env: { ...process.env, PYTHONUNBUFFERED: "1" },
-        stdio: ["pipe", "pipe", "pipe"],
-        windowsHide: true,
-      });
-      child.once("error", (error: NodeJS.ErrnoException) => {
-        this.spawnError = error.code ?? error.message;
-        this.log(`cannot run ${launch.argv[0]}: ${error.message}`);
-        reject(error);
-      });
-      child.once("spawn", () => {
-        if (generation === this.generation) {
-          this.process = child;
-        }
-        resolve(child);
-      });
-      child.stderr?.on("data", (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
-      });
-      child.once("exit", (code, signal) => {
-        this.exitCode = code;
-        if (generation === this.generation) {
-          this.log(`the server exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`})`);
-        }
-      });
-    });
-  }
-
   private async doStart(generation: number): Promise<LanguageClient | undefined> {
     this.setState("starting");
-    this.stderr = "";
-    this.spawnError = undefined;
-    this.exitCode = undefined;
     this.failureText = undefined;
-    const launch = await this.resolve();
+    const launch = await serverCommand((line) => this.log(line));
     if (generation !== this.generation) {
       return undefined;
     }
-    const options = this.initializationOptions();
+    const initialization = initializationOptions();
     this.log(`starting the server (from ${launch.source}): ${commandLine(launch.argv)}`);
-    this.log(`initializationOptions: ${JSON.stringify(options)}`);
+    this.log(`initializationOptions: ${JSON.stringify(initialization)}`);
     this.watchInterpreter(launch);
 
-    let running = false;
-    const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: "file" }],
-      outputChannel: this.output,
-      revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: options,
-      markdown: { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false },
-      initializationFailedHandler: (error) => {
-        this.log(`initialize failed: ${String(error)}`);
-        return false;
-      },
-      errorHandler: {
-        error: (error, _message, count): ErrorHandlerResult => {
-          this.log(`connection error: ${error.message}`);
-          return { action: (count ?? 0) > 3 ? ErrorAction.Shutdown : ErrorAction.Continue, handled: true };
-        },
-        closed: (): CloseHandlerResult => {
-          if (!running || generation !== this.generation) {
-            return { action: CloseAction.DoNotRestart, handled: true };
-          }
-          const now = Date.now();
-          this.crashes = this.crashes.filter((time) => now - time < CRASH_WINDOW_MS);
-          this.crashes.push(now);
-          if (this.crashes.length <= MAX_CRASH_RESTARTS) {
-            this.log(`the server stopped; restarting it (${this.crashes.length}/${MAX_CRASH_RESTARTS})`);
-            setTimeout(() => {
-              if (generation === this.generation) {
-                void this.restartAfterCrash();
-              }
-            }, 500);
-            return { action: CloseAction.DoNotRestart, handled: true };
-          }
-          this.fail(`Deja: its server stopped ${MAX_CRASH_RESTARTS + 1} times in three minutes and is not restarted. See the Deja output; "Deja: Restart Server" starts it again.`);
-          return { action: CloseAction.DoNotRestart, handled: true };
-        },
-      },
-      middleware: {
-        provideHover: async (document, position, token, next) => {
-          if (!vscode.workspace.getConfiguration("deja", document.uri).get<boolean>("hover.enabled", true)) {
-            return undefined;
-          }
-          const hover = await next(document, position, token);
-          if (hover === undefined || hover === null) {
-            return hover;
-          }
-          const contents = hover.contents.map((content) => {
-            if (content instanceof vscode.MarkdownString) {
-              const rewritten = new vscode.MarkdownString(rewriteHoverLinks(content.value));
-              rewritten.isTrusted = { enabledCommands: TRUSTED_COMMANDS };
-              rewritten.supportHtml = false;
-              return rewritten;
-            }
-            return content;
-          });
-          return new vscode.Hover(contents, hover.range);
-        },
-        provideCodeLenses: async (document, token, next) => {
-          if (!vscode.workspace.getConfiguration("deja", document.uri).get<boolean>("codeLens.enabled", true)) {
-            return [];
-          }
-          const lenses = await next(document, token);
-          for (const lens of lenses ?? []) {
-            if (lens.command !== undefined) {
-              const rewritten = rewriteLensCommand(lens.command);
-              lens.command = { ...lens.command, command: rewritten.command };
-            }
-          }
-          return lenses;
-        },
-      },
-    };
-
-    const client = new QuietClient("deja", "Deja", () => this.spawnServer(launch, generation), clientOptions);
-    client.registerFeature(new IndexingProgressFeature(client, (event) => this.indexingEmitter.fire(event)));
-    client.onNotification(Methods.indexChanged, (params: { sessions?: unknown }) => {
-      const ids = Array.isArray(params?.sessions) ? params.sessions.filter((id): id is string => typeof id === "string") : [];
-      this.indexChangedEmitter.fire(ids);
+    const server = new ServerProcess(launch, (line) => this.log(line), () => generation === this.generation);
+    this.server = server;
+    const options = clientOptions(this.output, initialization, {
+      log: (line) => this.log(line),
+      closed: () => this.closed(generation),
     });
-    client.onNotification(Methods.storeStatus, (params: unknown) => {
-      const status = parseStoreStatus(params);
-      if (status !== undefined) {
-        this.storeStatusEmitter.fire(status);
-      }
+    const client = createClient(() => server.spawn(), options, {
+      indexing: (event) => this.indexingEmitter.fire(event),
+      indexChanged: (ids) => this.indexChangedEmitter.fire(ids),
+      storeStatus: (status) => this.storeStatusEmitter.fire(status),
     });
     this.client = client;
+    if (!(await this.startClient(client, launch, server, generation))) {
+      return undefined;
+    }
+    this.runningGeneration = generation;
+    this.setState("running");
+    return client;
+  }
+
+  /** Starts the client and checks it talks to Deja's server; false (failed, or a newer start
+   * took over) otherwise. */
+  private async startClient(client: LanguageClient, launch: Launch, server: ServerProcess, generation: number): Promise<boolean> {
     try {
       await client.start();
       // A server that exits during `initialize` can leave start() resolved without a result.
@@ -377,12 +170,12 @@ export class Sidecar implements vscode.Disposable {
       }
     } catch (error) {
       if (generation !== this.generation) {
-        return undefined;
+        return false;
       }
       // Give the process a moment to exit so its stderr and exit code are in.
       await new Promise((resolve) => setTimeout(resolve, 300));
       this.log(`the server did not start: ${String(error)}`);
-      const message = diagnose(launch, { spawnError: this.spawnError, exitCode: this.exitCode, stderr: this.stderr });
+      const message = diagnose(launch, server.failure);
       this.client = undefined;
       try {
         await client.dispose(500);
@@ -390,10 +183,10 @@ export class Sidecar implements vscode.Disposable {
         // it never ran
       }
       this.fail(message);
-      return undefined;
+      return false;
     }
     if (generation !== this.generation) {
-      return undefined;
+      return false;
     }
     const mismatch = serverMismatch(client.initializeResult?.serverInfo);
     if (mismatch !== undefined) {
@@ -401,13 +194,34 @@ export class Sidecar implements vscode.Disposable {
       await client.stop().catch(() => undefined);
       this.client = undefined;
       this.fail(`Deja: ${commandLine(launch.argv)} is not Deja's server (${mismatch}). Fix \`deja.server.command\`.`);
-      return undefined;
+      return false;
     }
     const info = client.initializeResult?.serverInfo;
     this.log(`the server is running: ${info?.name ?? "?"} ${info?.version ?? ""}`.trim());
-    running = true;
-    this.setState("running");
-    return client;
+    return true;
+  }
+
+  /** The connection of start `generation` closed: a running server that crashed starts again,
+   * up to MAX_CRASH_RESTARTS times in CRASH_WINDOW_MS. */
+  private closed(generation: number): CloseHandlerResult {
+    const handled = { action: CloseAction.DoNotRestart, handled: true };
+    if (this.runningGeneration !== generation || generation !== this.generation) {
+      return handled;
+    }
+    const now = Date.now();
+    this.crashes = this.crashes.filter((time) => now - time < CRASH_WINDOW_MS);
+    this.crashes.push(now);
+    if (this.crashes.length <= MAX_CRASH_RESTARTS) {
+      this.log(`the server stopped; restarting it (${this.crashes.length}/${MAX_CRASH_RESTARTS})`);
+      setTimeout(() => {
+        if (generation === this.generation) {
+          void this.restartAfterCrash();
+        }
+      }, 500);
+      return handled;
+    }
+    this.fail(`Deja: its server stopped ${MAX_CRASH_RESTARTS + 1} times in three minutes and is not restarted. See the Deja output; "Deja: Restart Server" starts it again.`);
+    return handled;
   }
 
   private async restartAfterCrash(): Promise<void> {
@@ -422,7 +236,7 @@ export class Sidecar implements vscode.Disposable {
   /** One notification per distinct failure (until the settings change or the user restarts). */
   private fail(message: string): void {
     this.failureText = message;
-    this.log(message);
+    this.output.error(message);
     this.setState("failed");
     if (this.shownFailure === message) {
       return;
@@ -455,11 +269,6 @@ export class Sidecar implements vscode.Disposable {
       return;
     }
     this.interpreterWatch = onInterpreterChange(() => void this.restart("the Python extension selected another interpreter"));
-  }
-
-  /** Settings that change how the server starts or what it is told restart it. */
-  static needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
-    return ["deja.server", "deja.scope", "deja.continueRoot"].some((section) => event.affectsConfiguration(section));
   }
 
   dispose(): void {

@@ -347,7 +347,8 @@ export async function reset(page: Page): Promise<void> {
   }
 }
 
-/** The extension's "Deja" output channel, kept next to the screenshots. */
+/** The extension's "Deja" output channel (a log channel: `exthost/deja.deja/Deja.log`), kept
+ * next to the screenshots. */
 function copyDejaLog(userData: string, name: string): void {
   const found: string[] = [];
   const walk = (folder: string) => {
@@ -355,7 +356,7 @@ function copyDejaLog(userData: string, name: string): void {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
         walk(path);
-      } else if (/-Deja\.log$/.test(entry.name)) {
+      } else if (entry.name === "Deja.log") {
         found.push(path);
       }
     }

@@ -1,0 +1,56 @@
+/** Every `deja.vscode.*` command, registered in one place. The table is typed by `Commands`: a
+ * command id without a handler here does not compile. */
+
+import * as vscode from "vscode";
+import type { SessionActions } from "./actions";
+import type { PastEdits } from "./pastEdits";
+import { Commands } from "./pure/protocol";
+import type { RestoreContext } from "./restore";
+import type { SearchHistory } from "./search";
+import type { SessionDocuments } from "./sessions";
+import type { Sidecar } from "./sidecar";
+import type { HistoryTree } from "./tree";
+
+/** What the commands act on. */
+export interface Features {
+  server: Sidecar;
+  output: vscode.OutputChannel;
+  sessions: SessionDocuments;
+  actions: SessionActions;
+  pastEdits: PastEdits;
+  tree: HistoryTree;
+  search: SearchHistory;
+  restore: RestoreContext;
+}
+
+/** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
+type Handler = (...args: unknown[]) => unknown;
+
+function handlers(f: Features): Record<keyof typeof Commands, Handler> {
+  return {
+    search: (query?: unknown) => f.search.show(typeof query === "string" ? query : undefined),
+    toggleSearchScope: () => f.search.toggleScope(),
+    restartServer: () => f.server.restart("Deja: Restart Server"),
+    showOutput: () => f.output.show(true),
+    showServerProblem: () => f.server.showFailure(),
+    showPastEdits: (argument?: unknown) => f.pastEdits.show(argument),
+    openSession: (id?: unknown, turn?: unknown) => {
+      if (typeof id !== "string") {
+        void vscode.commands.executeCommand(Commands.search);
+        return;
+      }
+      void f.sessions.open(id, typeof turn === "number" ? turn : undefined);
+    },
+    forkSession: (argument?: unknown) => f.actions.fork(argument),
+    reopenInContinue: (argument?: unknown) => f.actions.reopen(argument),
+    copySessionId: (argument?: unknown) => f.actions.copyId(argument),
+    refreshHistory: () => f.tree.refresh(),
+    restoreContext: (selection?: unknown) => f.restore.run(typeof selection === "string" ? selection : undefined),
+    copyRestore: (argument?: unknown) => f.restore.copy(argument),
+  };
+}
+
+export function registerCommands(features: Features): vscode.Disposable[] {
+  const table = handlers(features);
+  return (Object.keys(table) as (keyof typeof Commands)[]).map((name) => vscode.commands.registerCommand(Commands[name], table[name]));
+}
