@@ -496,25 +496,6 @@ def test_while_the_first_pass_runs_answers_come_from_the_index_so_far(
         os.close(lock)
 
 
-def test_restore_falls_back_to_the_digest_without_restore(dirs: tuple[Path, Path, Path]) -> None:
-    root, home, workspace = dirs
-
-    class WithoutRestore(History):
-        restore = None  # as before `deja restore` existed
-
-    history = WithoutRestore(home, root)
-    try:
-        recall = Recall(str(workspace))
-        text = recall.restore_from(history, QUEUE, None, [])
-        last = recall.restore_from(history, "last", None, [])
-    finally:
-        history.close()
-    assert text.startswith(OPEN) and "Ask: Which lock should the job queue use?" in text
-    assert "→ fixed by `pip install psycopg`, then it passed" in text
-    assert "Changed files: queue.py" in text
-    assert "Pick a lock for the job queue" in last
-
-
 def test_other_commands_never_load_the_sdk(dirs: tuple[Path, Path, Path]) -> None:
     root, home, _ = dirs
     probe = (

@@ -450,3 +450,11 @@ def test_bound_snippet_windows(snippet: str, expected: str) -> None:
     assert bounded.startswith(expected)
     assert len(bounded.replace("\x02", "").replace("\x03", "")) <= SNIPPET_CHARS
     assert bounded.count("\x02") == bounded.count("\x03")
+
+
+def test_search_fills_the_notes_its_answer_carries(history: History) -> None:
+    exact = history.search(SearchQuery("needle", scope=Scope()), scope_notes=["scope note"])
+    assert exact.notes == ["scope note"]
+    fuzzy = history.search(SearchQuery("neddle", scope=Scope()), scope_notes=["scope note"])
+    assert fuzzy.approximate
+    assert fuzzy.notes == ["scope note", "no exact match; approximate hits (neddle → needle)"]

@@ -9,6 +9,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from deja.errors import DejaError
+
 # Bounds the reader's memory: a session file over this size is reported and not read.
 DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
 MAX_SESSION_BYTES_VAR = "DEJA_MAX_SESSION_BYTES"
@@ -16,7 +18,7 @@ MAX_SESSION_BYTES_VAR = "DEJA_MAX_SESSION_BYTES"
 Env = Mapping[str, str]
 
 
-class SettingError(ValueError):
+class SettingError(DejaError):
     """An environment variable holds a value Deja cannot use."""
 
 

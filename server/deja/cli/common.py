@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from deja.errors import DejaError
 from deja.index import PassReport
 from deja.query import History
 from deja.wire import JSON_SCHEMA
@@ -22,8 +23,8 @@ from . import render
 from .progress import ProgressBar
 
 
-class CliError(Exception):
-    """One clear line on stderr and a non-zero exit."""
+class CliError(DejaError):
+    """A command's own user error: one clear line on stderr and exit 1, as every `DejaError`."""
 
 
 class AddCommand(Protocol):

@@ -9,11 +9,10 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from deja.query import QueryError, UnknownSession, WorkspaceError
-from deja.settings import SettingError
+from deja.errors import DejaError
 
 from . import commands
-from .common import CliError, json_error
+from .common import json_error
 
 
 class UsageError(Exception):
@@ -93,15 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -> int:
-    """Known failures become one line on stderr and exit 1; with `json_command` (the command
-    was given `--json`), a JSON envelope on stdout instead."""
+    """A user error (`DejaError`) becomes one line on stderr and exit 1; with `json_command`
+    (the command was given `--json`), a JSON envelope on stdout instead."""
     try:
         return action()
-    except (CliError, QueryError, UnknownSession, WorkspaceError, SettingError) as error:
-        message = error.args[0] if error.args else str(error)
+    except DejaError as error:
         if json_command:
-            return json_error(json_command, message, 1)
-        print(f"deja: {message}", file=sys.stderr)
+            return json_error(json_command, error.message, 1)
+        print(f"deja: {error.message}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

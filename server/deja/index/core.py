@@ -18,6 +18,7 @@ from deja import settings
 from deja.continue_store import Diagnostic, SessionRead, SessionRef, read_session
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.errors import DejaError
 
 from .exclude import ExcludeList, load_exclude_list
 from .ingest import forget_session, ingest_session
@@ -64,7 +65,7 @@ class PassReport:
     refused: StoreRefusal | None = None
 
 
-class NotIndexed(LookupError):
+class NotIndexed(DejaError, LookupError):
     """`forget` (or its undo) of something the index does not hold: nothing changes."""
 
 

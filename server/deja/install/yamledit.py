@@ -18,6 +18,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from deja.errors import DejaError
+
 # The line breaks ruamel counts (YAML 1.1 adds NEL, LS and PS to CR, LF and CRLF).
 _LINE = re.compile(r".*?(?:\r\n|[\r\n\x85\u2028\u2029])|.+\Z", re.DOTALL)
 _BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")
@@ -27,7 +29,7 @@ DEFAULT_DASH = 2  # `  - name: …`, as Continue's documentation writes lists
 DEFAULT_CONTENT = 2
 
 
-class ConfigError(ValueError):
+class ConfigError(DejaError):
     """The file cannot be edited safely; one message for the user, nothing written."""
 
 

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from deja.query import QueryError, UnknownSession
-from deja.query.handoff import HandoffError
+from deja.errors import DejaError
 
 if TYPE_CHECKING:
     from .context import DejaServer
@@ -22,19 +21,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 logger = logging.getLogger("deja.lsp")
 
 
-class RequestError(ValueError):
+class RequestError(DejaError):
     """The request cannot be answered as asked (missing or wrong parameters, index not open)."""
-
-
-USER_ERRORS = (RequestError, QueryError, UnknownSession, HandoffError)
 
 
 def as_rpc_error(ls: DejaServer, method: str, error: Exception) -> JsonRpcException:
     if isinstance(error, JsonRpcException):
         ls.log(f"{method}: {error.message}", types.MessageType.Warning)
         return error
-    if isinstance(error, USER_ERRORS):
-        message = f"{method}: {error.args[0] if error.args else error}"
+    if isinstance(error, DejaError):  # the client's to fix: InvalidParams, not a server fault
+        message = f"{method}: {error.message}"
         ls.log(message, types.MessageType.Warning)
         return JsonRpcInvalidParams(message)
     logger.exception("%s failed", method)

@@ -43,12 +43,8 @@ def run_search(
         limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
         offset=params.integer("offset", 0, high=1_000_000),
     )
-    result = history.search(query)
-    notes = list(choice.notes)
-    if result.approximate:
-        fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
-        notes.append(f"no exact match; approximate hits ({fixes})")
-    return Found(query.text, result.hits, result.approximate, notes)
+    result = history.search(query, scope_notes=choice.notes)
+    return Found(query.text, result.hits, result.approximate, result.notes)
 
 
 def search_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:

@@ -6,11 +6,11 @@ from typing import Any
 
 from deja.continue_store.workspace import normalize_workspace
 from deja.query import History
-from deja.query.restore import RestoreError, current_lines, listing_lines
+from deja.query.restore import current_lines, listing_lines
 from deja.wire import restore_reply_json
 
 from .context import DejaServer
-from .errors import RequestError, guarded
+from .errors import guarded
 from .params import Params
 
 RESTORE = "deja/restore"
@@ -20,16 +20,13 @@ def restore_result(history: History, params: Params, folders: list[str]) -> dict
     """`selection` as `deja restore` takes it (`1,3`, `1-4`, `last`, `: topic`), or a
     `sessionId`; the workspace is the editor's first folder unless `scope` is `all`."""
     cwd = normalize_workspace(folders[0]) if folders else None
-    try:
-        result = history.restore(
-            params.text("selection") or "",
-            cwd=cwd or None,
-            all_workspaces=params.scope() == "all",
-            session=params.text("sessionId"),
-            topic=params.text("topic"),
-        )
-    except RestoreError as error:
-        raise RequestError(str(error)) from None
+    result = history.restore(
+        params.text("selection") or "",
+        cwd=cwd or None,
+        all_workspaces=params.scope() == "all",
+        session=params.text("sessionId"),
+        topic=params.text("topic"),
+    )
     if result.text:
         markdown = f"```text\n{result.text.replace('```', '` ` `')}\n```\n"
     else:

@@ -14,17 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deja.errors import DejaError
 from deja.live_index import LiveIndex
-from deja.query import (
-    FileEvent,
-    History,
-    Hit,
-    QueryError,
-    SearchQuery,
-    SessionSummary,
-    UnknownSession,
-)
-from deja.query.digest import build_digest
+from deja.query import FileEvent, History, Hit, SearchQuery, UnknownSession
 from deja.recall import frame, nothing_found
 from deja.wire import markdown_snippet
 
@@ -89,8 +81,13 @@ TOOLS = (
 )
 
 
-class ToolError(ValueError):
+class ToolError(DejaError):
     """Bad arguments: the answer says so, marked as an error for the client."""
+
+
+def error_text(error: DejaError) -> str:
+    """A user error as the tool's answer; an unknown session is the caller's own mistake."""
+    return f"{error.message}." if isinstance(error, UnknownSession) else error.message
 
 
 def _day(timestamp: float) -> str:
@@ -230,8 +227,8 @@ class Recall:
             return f"Unknown tool {name!r}.", True
         try:
             return handler(arguments), False
-        except ToolError as error:
-            return str(error), True
+        except DejaError as error:
+            return error_text(error), True
 
     def search(self, arguments: dict[str, Any]) -> str:
         text = _text(arguments, "query", required=True)
@@ -241,14 +238,9 @@ class Recall:
         limit = _limit(arguments, 8)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
-        notes += choice.notes
-        try:
-            result = history.search(SearchQuery(text, scope=choice.scope, limit=limit))
-        except QueryError as error:
-            raise ToolError(str(error)) from None
-        if result.approximate:
-            fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
-            notes.append(f"no exact match; these hits are approximate ({fixes})")
+        query = SearchQuery(text, scope=choice.scope, limit=limit)
+        result = history.search(query, scope_notes=choice.notes)
+        notes += result.notes
         where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"
         hint = "" if choice.scope.is_all else '; scope "all" searches every workspace'
         return _fit(
@@ -274,53 +266,20 @@ class Recall:
         )
 
     def restore(self, arguments: dict[str, Any]) -> str:
-        session = _text(arguments, "session", required=False)
+        """`session` is an id (or 8+ characters of one) or "last" (the default)."""
+        session = _text(arguments, "session", required=False) or "last"
         topic = _text(arguments, "topic", required=False) or None
         history, notes = self._history()
-        return self.restore_from(history, session or "last", topic, notes)
-
-    def restore_from(
-        self, history: History, session: str, topic: str | None, notes: list[str]
-    ) -> str:
-        """`session` is an id (or 8+ characters of one) or "last"."""
-        restore = getattr(history, "restore", None)
-        if restore is None:  # before `deja restore` existed: the session's digest
-            return self._digest(history, session, notes)
-        from deja.query.restore import RestoreError
-
-        try:
-            if session == "last":
-                result = restore("last", topic=topic, cwd=self.cwd)
-            else:
-                result = restore(session=session, topic=topic, cwd=self.cwd)
-        except UnknownSession as error:  # the caller named no session: its mistake
-            raise ToolError(f"{error.args[0]}.") from None
-        except (RestoreError, QueryError) as error:
-            raise ToolError(str(error)) from None
+        if session == "last":
+            result = history.restore("last", topic=topic, cwd=self.cwd)
+        else:
+            result = history.restore(session=session, topic=topic, cwd=self.cwd)
         notes += result.notes
         if result.text:
             # The cut keeps the start: a topic restore starts with the turns about it.
             text = topic_first(history, result) if result.topic else result.text
             return frame(_cut_bytes(text, MAX_RESTORE_BYTES), notes)
         return frame(nothing_found(result.message or "no session to restore."), notes)
-
-    def _digest(self, history: History, session: str, notes: list[str]) -> str:
-        if session != "last":
-            try:
-                view = history.show(session)
-            except UnknownSession as error:
-                raise ToolError(f"{error.args[0]}.") from None
-        else:
-            previous = _previous(history.sessions(history.scope_for(cwd=self.cwd).scope, 2))
-            if previous is None:
-                return frame(nothing_found("no previous session in this workspace."), notes)
-            view = history.show(previous.id)
-        return frame(build_digest(view), notes)
-
-
-def _previous(summaries: list[SessionSummary]) -> SessionSummary | None:
-    """The newest session that is not the one being written now."""
-    return next((s for s in summaries if not s.current), None)
 
 
 def _cut_bytes(text: str, limit: int) -> str:

@@ -12,6 +12,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from deja.errors import DejaError
+
 from .sessions import SessionSummary
 
 # Continue's ids are uuid v4; anything else (dots, underscores, slashes, quotes) is refused
@@ -27,7 +29,7 @@ HANDOFF_NOTE = (
 )
 
 
-class HandoffError(ValueError):
+class HandoffError(DejaError):
     """The session cannot be resumed this way; one line for the user."""
 
 

@@ -75,8 +75,16 @@ class History:
 
     # Questions ------------------------------------------------------------------------------
 
-    def search(self, query: SearchQuery) -> SearchResult:
-        return search(self.db, query)
+    def search(self, query: SearchQuery, *, scope_notes: Sequence[str] = ()) -> SearchResult:
+        """The hits, with the notes the answer carries in `.notes`: `scope_notes` (those of the
+        `ScopeChoice` the query's scope came from) and, when no hit matched exactly, which
+        words were corrected. Doors show the notes as they are."""
+        result = search(self.db, query)
+        result.notes = [*scope_notes]
+        if result.approximate:
+            fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
+            result.notes.append(f"no exact match; approximate hits ({fixes})")
+        return result
 
     def sessions(
         self, scope: Scope, limit: int = 50, offset: int = 0

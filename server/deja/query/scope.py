@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.errors import DejaError
 
 
-class WorkspaceError(ValueError):
+class WorkspaceError(DejaError):
     """A workspace named by the user that is no known workspace, or more than one."""
 
 

@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from deja.errors import DejaError
 from deja.index.tokens import identifier_parts
 
 from . import blame
@@ -45,7 +46,7 @@ _MARK = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
 _OPERATORS = ("AND", "OR", "NOT")
 
 
-class QueryError(ValueError):
+class QueryError(DejaError):
     """The query cannot be searched (empty, only exclusions, an operator without its words)."""
 
 

@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from deja.errors import DejaError
+
 from .scope import Scope
 
 MIN_ID_PREFIX = 8
 
 
-class UnknownSession(LookupError):
+class UnknownSession(DejaError, LookupError):
     pass
 
 

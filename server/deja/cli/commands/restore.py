@@ -10,7 +10,7 @@ from deja.query import History
 from deja.wire import restore_json
 
 from .. import render
-from ..common import AddCommand, CliError, ensure_store, envelope, implicit_pass
+from ..common import AddCommand, ensure_store, envelope, implicit_pass
 
 
 def _count(value: str) -> int:
@@ -46,7 +46,6 @@ def add_parser(command: AddCommand) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from deja.query.restore import (
-        RestoreError,
         RestoreResult,
         current_lines,
         listing_lines,
@@ -58,17 +57,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         ensure_store(history)
         implicit_pass(history)
-        try:
-            # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
-            result: RestoreResult = history.restore(
-                " ".join(args.selection),
-                all_workspaces=args.all,
-                session=args.session,
-                limit=args.limit,
-                offset=args.offset,
-            )
-        except RestoreError as error:
-            raise CliError(str(error)) from None
+        # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
+        result: RestoreResult = history.restore(
+            " ".join(args.selection),
+            all_workspaces=args.all,
+            session=args.session,
+            limit=args.limit,
+            offset=args.offset,
+        )
     finally:
         history.close()
 

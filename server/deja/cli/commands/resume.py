@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from deja.query import History
-from deja.query.handoff import HandoffError, check_id, resume
+from deja.query.handoff import check_id, resume
 
-from ..common import AddCommand, CliError, implicit_pass
+from ..common import AddCommand, implicit_pass
 from .handoff import launch
 
 
@@ -18,18 +18,12 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        check_id(args.session_id)
-    except HandoffError as error:
-        raise CliError(str(error)) from None
+    check_id(args.session_id)
     history = History()
     try:
         implicit_pass(history)
         summary = history.show(args.session_id).session
     finally:
         history.close()
-    try:
-        plan = resume(summary)
-    except HandoffError as error:
-        raise CliError(str(error)) from None
+    plan = resume(summary)
     return launch(args, summary.id, plan)

@@ -60,16 +60,12 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         limit=args.limit,
         offset=args.offset,
     )
-    result = history.search(query)
-    notes = list(choice.notes)
-    if result.approximate:
-        fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
-        notes.append(f"no exact match; approximate hits ({fixes})")
+    result = history.search(query, scope_notes=choice.notes)
     style = render.Style(sys.stdout)
     now = time.time()
 
     def lines() -> list[str]:
-        out = [style.dim(f"note: {note}") for note in notes]
+        out = [style.dim(f"note: {note}") for note in result.notes]
         if not result.total:
             filters = {"role": args.role, "file": args.file, "session": args.session}
             out.append(render.nothing_found(query.text, choice.scope.label, filters, args.since))
@@ -85,7 +81,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         query=query.text,
         scope=choice.scope.label,
         approximate=result.approximate,
-        notes=notes,
+        notes=result.notes,
         total=result.total,
         hits=[hit_json(hit) for hit in result.hits],
     )

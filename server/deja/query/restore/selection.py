@@ -6,8 +6,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deja.errors import DejaError
 
-class RestoreError(ValueError):
+
+class RestoreError(DejaError):
     """The request cannot be answered (bad selection, out of range); one line for the user."""
 
 
