@@ -13,7 +13,7 @@ from pathlib import Path
 from deja.continue_store.workspace import normalize_workspace
 
 from . import tombstones
-from .recovery import Recovery, open_index
+from .recovery import open_index
 from .refresh import PassReport, Progress, run_pass
 from .schema import DB_NAME, prepare_home
 from .tombstones import Tombstone
@@ -28,7 +28,6 @@ class Index:
         self.root = root
         self.exclude_path = exclude_path
         self.path = home / DB_NAME
-        self.recovery: Recovery | None = None
         prepare_home(home)
         self.db, self.recovery = open_index(self.path)
 
