@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from deja.cli.main import run_guarded
 from deja.errors import DejaError
-from deja.index.core import NotIndexed
+from deja.index import NotIndexed
 from deja.install import ConfigError
 from deja.lsp.errors import as_rpc_error
 from deja.mcp.tools import error_text

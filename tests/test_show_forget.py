@@ -12,7 +12,7 @@ import pytest
 
 from deja import render_markdown
 from deja.cli import render
-from deja.index.core import NotIndexed
+from deja.index import NotIndexed
 from deja.query import History, SearchQuery
 from deja.query.restore import Entry, tool_summary
 from tests.cli_run import deja_env, json_envelope, run_deja

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from deja.index.core import Tombstone
+from deja.index import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -166,36 +167,52 @@ def parse_session(
         message_count=0,
         compacted_on_disk=False,
     )
-    fallback_outputs = _tool_outputs(history)
-    first_user = ""
+    turns = _TurnReader(session, redact, _tool_outputs(history), warnings)
+    for turn, item in enumerate(history):
+        turns.read(turn, item)
+    session.title = _title(doc.get("title"), entry, turns.first_user, redact)
+    return session, warnings
 
-    def add(turn: int, role: Role, text: str, time: float) -> None:
+
+@dataclass(slots=True)
+class _TurnReader:
+    """Reads history items, in order, into the session's records and items."""
+
+    session: Session
+    redact: Redactor
+    fallback_outputs: dict[str, str]
+    warnings: list[str]
+    first_user: str = ""
+
+    def add(self, turn: int, role: Role, text: str, time: float) -> None:
         text = clean_text(text)
         if text.strip():
-            session.records.append(Record(turn, role, redact(clip(text, MAX_MESSAGE_CHARS)), time))
+            self.session.records.append(
+                Record(turn, role, self.redact(clip(text, MAX_MESSAGE_CHARS)), time)
+            )
 
-    for turn, item in enumerate(history):
-        time = turn_time(started, last_active, turn)
+    def read(self, turn: int, item: object) -> None:
+        session = self.session
+        time = turn_time(session.started, session.last_active, turn)
         if not isinstance(item, dict) or not isinstance(item.get("message"), dict):
-            warnings.append(f"history[{turn}] has no message object")
+            self.warnings.append(f"history[{turn}] has no message object")
             session.items.append(Item(turn, _fingerprint("invalid", str(turn)), "invalid", False))
-            continue
+            return
         message = item["message"]
         role = message.get("role") if isinstance(message.get("role"), str) else ""
         text = content_text(message.get("content"))
         summary = item.get("conversationSummary")
         is_summary = isinstance(summary, str) and bool(summary.strip())
-        states = _tool_states(item, message) if role == "assistant" else []
         first_record = len(session.records)
         if is_summary:
             session.compacted_on_disk = True
-            add(turn, "summary", str(summary), time)
+            self.add(turn, "summary", str(summary), time)
         if role == "user":
             session.message_count += 1
-            if not first_user and text.strip():
-                first_user = text
-            add(turn, "user", text, time)
-            for path in _attached_paths(item.get("contextItems"), workspace):
+            if not self.first_user and text.strip():
+                self.first_user = text
+            self.add(turn, "user", text, time)
+            for path in _attached_paths(item.get("contextItems"), session.workspace):
                 session.records.append(
                     Record(turn, "attached", f"attached {path}", time, path=path)
                 )
@@ -203,28 +220,12 @@ def parse_session(
             session.message_count += 1
             # The CLI's summary item repeats the summary as its content: one record is enough.
             if not (is_summary and text.strip() == str(summary).strip()):
-                add(turn, "assistant", text, time)
-            reasoning = item.get("reasoning")
-            if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
-                add(turn, "reasoning", reasoning["text"], time)
-            for state in states:
-                call_id = state.get("toolCallId")
-                session.records.append(
-                    tool_record(
-                        state,
-                        turn=turn,
-                        time=time,
-                        workspace=workspace,
-                        fallback_output=fallback_outputs.get(call_id, "")
-                        if isinstance(call_id, str)
-                        else "",
-                        redact=redact,
-                    )
-                )
+                self.add(turn, "assistant", text, time)
+            self._assistant_extras(turn, item, message, time)
         elif role == "thinking":
-            add(turn, "reasoning", text, time)
+            self.add(turn, "reasoning", text, time)
         elif role not in ("system", "tool"):
-            warnings.append(f"history[{turn}] has unknown role {role!r}")
+            self.warnings.append(f"history[{turn}] has unknown role {role!r}")
         # The fingerprint covers everything the item put in the index: an item whose records
         # did not change is the same item, whatever else Continue rewrote around it.
         derived = [
@@ -233,16 +234,37 @@ def parse_session(
         ]
         session.items.append(Item(turn, _fingerprint(role, text, *derived), role, is_summary))
 
-    raw_title = doc.get("title")
+    def _assistant_extras(
+        self, turn: int, item: dict[str, Any], message: dict[str, Any], time: float
+    ) -> None:
+        """An assistant turn's reasoning and its tool calls."""
+        reasoning = item.get("reasoning")
+        if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
+            self.add(turn, "reasoning", reasoning["text"], time)
+        for state in _tool_states(item, message):
+            call_id = state.get("toolCallId")
+            self.session.records.append(
+                tool_record(
+                    state,
+                    turn=turn,
+                    time=time,
+                    workspace=self.session.workspace,
+                    fallback_output=self.fallback_outputs.get(call_id, "")
+                    if isinstance(call_id, str)
+                    else "",
+                    redact=self.redact,
+                )
+            )
+
+
+def _title(raw_title: object, entry: ListEntry | None, first_user: str, redact: Redactor) -> str:
     if is_placeholder_title(raw_title) and entry is not None:
         raw_title = entry.title
     if is_placeholder_title(raw_title):
         # Redact before cutting: a secret cut in half would no longer be recognised.
         opening = clean_text(first_user[:2_000])
-        session.title = title_from_message(redact(opening)) or "(untitled)"
-    else:
-        session.title = redact(clean_text(str(raw_title).strip()))
-    return session, warnings
+        return title_from_message(redact(opening)) or "(untitled)"
+    return redact(clean_text(str(raw_title).strip()))
 
 
 _UUIDISH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")

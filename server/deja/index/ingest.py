@@ -123,18 +123,7 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
             return None
         if is_compaction(old, session.items):
             newly_kept = len(old)
-            db.execute(
-                "UPDATE items SET compacted = 1 WHERE session_id = ? AND compacted = 0",
-                (session.id,),
-            )
-            db.execute(
-                "UPDATE records SET compacted = 1 WHERE session_id = ? AND compacted = 0",
-                (session.id,),
-            )
-            last = db.execute(
-                "SELECT max(turn) FROM items WHERE session_id = ?", (session.id,)
-            ).fetchone()[0]
-            base = int(last) + 1 if last is not None else base
+            base = _keep_compacted(db, session.id, base)
             kept += newly_kept
         else:
             _delete_live(db, session.id)
@@ -146,6 +135,27 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
         ],
     )
     _insert_records(db, session, base)
+    _upsert_session(db, session, kept, base)
+    return newly_kept
+
+
+def _keep_compacted(db: sqlite3.Connection, session_id: str, base: int) -> int:
+    """Mark the session's live items and records compacted; returns the turn new items start at."""
+    db.execute(
+        "UPDATE items SET compacted = 1 WHERE session_id = ? AND compacted = 0",
+        (session_id,),
+    )
+    db.execute(
+        "UPDATE records SET compacted = 1 WHERE session_id = ? AND compacted = 0",
+        (session_id,),
+    )
+    (last,) = db.execute(
+        "SELECT max(turn) FROM items WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return int(last) + 1 if last is not None else base
+
+
+def _upsert_session(db: sqlite3.Connection, session: Session, kept: int, base: int) -> None:
     first_user, last_user = _user_texts(db, session.id)
     db.execute(
         "INSERT INTO sessions (id, title, workspace, project, started, last_active, source, file,"
@@ -177,4 +187,3 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
             last_user,
         ),
     )
-    return newly_kept

@@ -2,13 +2,13 @@
 
 from .blame import FileEvent, LineRange
 from .history import History
+from .query_syntax import QueryError
 from .scope import Scope, ScopeChoice, WorkspaceError
 from .search import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
     SEARCH_ROLES,
     Hit,
-    QueryError,
     SearchQuery,
     SearchResult,
 )

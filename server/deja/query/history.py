@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja.continue_store import resolve_root
-from deja.index import Index, PassReport, Recovery, default_home
-from deja.index.core import NotIndexed, Progress, Tombstone
+from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombstone, default_home
 
 from . import blame
 from . import sessions as session_queries
