@@ -1,4 +1,6 @@
-"""Builds small Continue stores on disk for tests, shaped as Continue writes them."""
+"""Builds small Continue stores on disk for tests. The documents come from the shared
+builder (`fixtures/continue_builder.py`); this module writes them as stores.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +9,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from fixtures.continue_builder import assistant, session_doc, tool_output, tool_state, user
 
-def user(text: str | list[Any], **extra: Any) -> dict[str, Any]:
-    return {"message": {"role": "user", "content": text}, "contextItems": [], **extra}
-
-
-def assistant(text: str = "", states: list[dict[str, Any]] | None = None, **extra: Any) -> dict:
-    item: dict[str, Any] = {"message": {"role": "assistant", "content": text}, "contextItems": []}
-    if states is not None:
-        item["message"]["toolCalls"] = [state["toolCall"] for state in states]
-        item["toolCallStates"] = states
-    item.update(extra)
-    return item
+__all__ = ["assistant", "call", "session_doc", "snapshot", "user", "write_session"]
 
 
 def call(
@@ -30,37 +23,9 @@ def call(
     parsed: bool = True,
     output_status: str | None = None,
 ) -> dict[str, Any]:
-    state: dict[str, Any] = {
-        "toolCallId": call_id,
-        "toolCall": {
-            "id": call_id,
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args)},
-        },
-        "status": status,
-        "parsedArgs": args if parsed else {},
-    }
-    if output is not None:
-        out: dict[str, Any] = {
-            "content": output,
-            "name": "Tool Result",
-            "description": "Tool execution result",
-        }
-        if output_status is not None:
-            out["status"] = output_status
-        state["output"] = [out]
-    return state
-
-
-def session_doc(
-    session_id: str, history: list[Any], title: str = "A session", workspace: str = "/w/proj"
-) -> dict[str, Any]:
-    return {
-        "sessionId": session_id,
-        "title": title,
-        "workspaceDirectory": workspace,
-        "history": history,
-    }
+    """A CLI tool call state, with its output (if any) as one "Tool Result" item."""
+    out = None if output is None else tool_output(output, output_status)
+    return tool_state(call_id, name, args, out, status, parsed)
 
 
 def write_session(
