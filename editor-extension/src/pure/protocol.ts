@@ -69,6 +69,10 @@ export interface SessionRecord {
   status: string | null;
   path: string | null;
   exit_code: number | null;
+  // Sent always; optional because the extension does not read them (its tests build records).
+  output?: string | null;
+  args?: unknown;
+  hunks?: RecordHunk[];
   compacted: boolean;
 }
 
@@ -85,9 +89,14 @@ export interface SessionResult {
   markdown: string;
 }
 
-export interface Hunk {
+/** An edit's text: `replaced` is null for a whole-file write. */
+export interface RecordHunk {
   replaced: string | null;
   written: string | null;
+}
+
+/** A hunk placed in the current text (`deja/fileHistory`): null when its text is gone. */
+export interface Hunk extends RecordHunk {
   range: LspRange | null;
 }
 
@@ -120,11 +129,9 @@ export interface ForkCommandResult {
   note: string;
 }
 
-export interface RestoreListingItem {
+/** A numbered session of the restore listing: its number and its summary, as in `deja/sessions`. */
+export interface RestoreListingItem extends SessionSummary {
   number: number;
-  id: string;
-  title?: string | null;
-  [field: string]: unknown;
 }
 
 export interface RestoreResult {
@@ -136,6 +143,11 @@ export interface RestoreResult {
   scope: string;
   notes: string[];
   topic: string | null;
+}
+
+/** `deja/indexChanged`: the sessions a pass added, re-read or marked deleted. */
+export interface IndexChanged {
+  sessions: string[];
 }
 
 /** `deja/storeStatus`: sent when passes stop (or start again) applying Continue's store. */

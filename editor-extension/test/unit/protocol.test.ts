@@ -1,0 +1,155 @@
+/* The contract with the Python sidecar: each fixture is exactly what `deja serve` sent for one
+ * `deja/…` result or notification (tests/test_wire_contract.py writes them and fails when a
+ * shape changes). Each is assigned to the protocol.ts type the extension reads it as — tsc fails
+ * on a missing or mistyped field — and goes through the pure code that reads it. */
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  diffSides,
+  diffTitle,
+  editItem,
+  hitItem,
+  sessionDescription,
+  sessionTooltip,
+  standingRanges,
+  turnDescription,
+  turnLabel,
+} from "../../src/pure/format";
+import { forkPlan } from "../../src/pure/fork";
+import type {
+  FileHistoryResult,
+  ForkCommandResult,
+  IndexChanged,
+  RestoreResult,
+  SearchResult,
+  SessionResult,
+  SessionsResult,
+  StoreStatus,
+} from "../../src/pure/protocol";
+import { copyTextOf, restorePath } from "../../src/pure/restore";
+import { parseStoreStatus, storeProblemLook } from "../../src/pure/storeStatus";
+import fileHistoryFixture from "../fixtures/protocol/fileHistory.json";
+import forkCommandFixture from "../fixtures/protocol/forkCommand.json";
+import indexChangedFixture from "../fixtures/protocol/indexChanged.json";
+import restoreListingFixture from "../fixtures/protocol/restore-listing.json";
+import restoreTranscriptFixture from "../fixtures/protocol/restore-transcript.json";
+import searchApproximateFixture from "../fixtures/protocol/search-approximate.json";
+import searchFixture from "../fixtures/protocol/search.json";
+import sessionFixture from "../fixtures/protocol/session.json";
+import sessionsFixture from "../fixtures/protocol/sessions.json";
+import storeAppliedFixture from "../fixtures/protocol/storeStatus-applied.json";
+import storeRefusedFixture from "../fixtures/protocol/storeStatus-refused.json";
+
+/** The fields of `F` (a fixture) that `T` does not declare, all the way down; never if none. */
+type Undeclared<T, F> = F extends readonly (infer E)[]
+  ? T extends readonly (infer TE)[]
+    ? Undeclared<TE, E>
+    : never
+  : F extends object
+    ? unknown extends T
+      ? never
+      : { [K in keyof F]: K extends keyof NonNullable<T> ? Undeclared<NonNullable<T>[K], F[K]> : K }[keyof F]
+    : never;
+
+/** A fixture as `T`, checked both ways: tsc fails on a field `T` needs that it lacks or has of
+ * another type, and on a field it has that `T` does not declare (the error names the field). */
+function typed<T>() {
+  return <F extends T>(fixture: F & ([Undeclared<T, F>] extends [never] ? unknown : { undeclared: Undeclared<T, F> })): T =>
+    fixture;
+}
+
+const NOW = Date.parse("2025-11-14T09:30:00Z");
+const EDIT_SESSION = "5c0ffee0-1111-4aaa-8bbb-000000000001";
+
+void test("deja/search results read as quick pick rows", () => {
+  const result = typed<SearchResult>()(searchFixture);
+  const approximate = typed<SearchResult>()(searchApproximateFixture);
+  const items = result.hits.map((hit) => hitItem(hit, NOW));
+  assert.equal(items.length, 2);
+  assert.equal(items[0].label, "$(account) Make parse_config close its file · proj · 2025-06-18");
+  assert.equal(items[0].detail, "parse_config leaks a file handle, fix it");
+  assert.equal(items[1].description, "edit · turn 4");
+  assert.equal(result.hits[1].file, "/home/u/proj/CHANGELOG.md");
+  assert.equal(approximate.approximate, true);
+  assert.deepEqual(approximate.notes, ["no exact match; approximate hits (helth → health)"]);
+  assert.equal(hitItem(approximate.hits[0], NOW).detail, "add a health endpoint");
+});
+
+void test("deja/sessions results read as the tree's sessions", () => {
+  const result = typed<SessionsResult>()(sessionsFixture);
+  assert.deepEqual(
+    result.sessions.map((session) => [session.current, sessionDescription(session, NOW)]),
+    [
+      [true, "1 day ago"],
+      [false, "2 days ago"],
+    ],
+  );
+  assert.ok(sessionTooltip(result.sessions[0]).includes(`id ${EDIT_SESSION}`));
+});
+
+void test("a deja/session result reads as the tree's turns", () => {
+  const result = typed<SessionResult>()(sessionFixture);
+  assert.equal(result.session.id, EDIT_SESSION);
+  assert.deepEqual(
+    result.turns.map((turn) => turnLabel(turn)),
+    [
+      "Turn 0 · parse_config leaks a file handle, fix it",
+      "Turn 1 · Let me read it.",
+      "Turn 2 · Now it closes the file.",
+      "Turn 3 · also note it in the changelog",
+      "Turn 4 · edited CHANGELOG.md",
+    ],
+  );
+  assert.equal(turnDescription(result.turns[2], NOW), "2025-06-18 · 1 tool call");
+  assert.ok(result.markdown.startsWith("# Make parse\\_config close its file\n"));
+});
+
+void test("a deja/fileHistory result reads as past edits with their ranges", () => {
+  const result = typed<FileHistoryResult>()(fileHistoryFixture);
+  const [edit, read] = result.events;
+  assert.equal(editItem(edit, NOW).description, "edited · turn 2 · still at line 5");
+  assert.equal(editItem(read, NOW).description, "read · turn 1");
+  assert.equal(editItem(edit, NOW).detail, "“parse_config leaks a file handle, fix it”");
+  assert.deepEqual(standingRanges(result.events), [{ start: { line: 4, character: 0 }, end: { line: 5, character: 32 } }]);
+  assert.equal(diffSides(edit.hunks).replaced, "    return json.load(open(path))\n");
+  assert.equal(diffTitle(edit), "Make parse_config close its file · 2025-06-18 16:00 UTC — config.py (replaced ↔ written)");
+});
+
+void test("a deja/forkCommand result becomes the terminal's command line", () => {
+  const result = typed<ForkCommandResult>()(forkCommandFixture);
+  const plan = forkPlan(result, "Make parse_config close its file", undefined, "linux");
+  assert.equal(plan.line, `cn --fork ${EDIT_SESSION}`);
+  assert.equal(plan.cwd, "/home/u/proj");
+  assert.equal(plan.cwdNote, undefined);
+});
+
+void test("deja/restore results: the listing and a transcript", () => {
+  const listing = typed<RestoreResult>()(restoreListingFixture);
+  const transcript = typed<RestoreResult>()(restoreTranscriptFixture);
+  assert.equal(listing.listing[0].number, 1);
+  assert.equal(listing.listing[0].title, "Add a health endpoint");
+  assert.equal(restorePath(listing, ""), "/Sessions to restore.md");
+  assert.ok(copyTextOf(listing).text.startsWith("Sessions in all workspaces, newest first"));
+  assert.equal(restorePath(transcript, "last"), "/Restored context (last).md");
+  assert.deepEqual(copyTextOf(transcript), { text: transcript.text, what: "the restored context" });
+  assert.ok(transcript.text.startsWith("# deja-restore-format: 1\n"));
+});
+
+void test("deja/indexChanged names the sessions", () => {
+  const changed = typed<IndexChanged>()(indexChangedFixture);
+  assert.deepEqual(changed.sessions, [EDIT_SESSION, "5c0ffee0-2222-4aaa-8bbb-000000000002"]);
+});
+
+type ReceivedStatus = Omit<StoreStatus, "problem"> & { problem: string | null };
+
+void test("deja/storeStatus parses as the status bar's look", () => {
+  // JSON modules type `problem` as a string: the extension parses it (parseStoreStatus), so the
+  // fixtures are typed as what it receives and checked through that.
+  const refusedRaw = typed<ReceivedStatus>()(storeRefusedFixture);
+  const appliedRaw = typed<ReceivedStatus>()(storeAppliedFixture);
+  const refused = parseStoreStatus(refusedRaw);
+  assert.deepEqual(refused, refusedRaw);
+  assert.equal(refused === undefined ? undefined : storeProblemLook(refused)?.text, "$(warning) Deja: store missing");
+  assert.deepEqual(parseStoreStatus(appliedRaw), appliedRaw);
+});

@@ -1,0 +1,148 @@
+"""The contract with the VS Code extension: every `deja/…` result and notification it parses, as
+the real sidecar sends it, kept in `editor-extension/test/fixtures/protocol/`. There the
+TypeScript unit tests assign each fixture to its `protocol.ts` type (tsc fails on a missing or
+mistyped field) and pass it through the code that reads it. A change to a shape here fails until
+the fixtures are rewritten (`DEJA_UPDATE_FIXTURES=1`), and so the TypeScript side checks it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from deja.lsp.params import plain
+from tests.lsp.conftest import (
+    EDIT_SESSION,
+    OTHER_SESSION,
+    SERVER,
+    World,
+    first_pass,
+    make_world,
+    until,
+)
+
+FIXTURES = Path(__file__).parent.parent / "editor-extension" / "test" / "fixtures" / "protocol"
+UPDATE = os.environ.get("DEJA_UPDATE_FIXTURES") == "1"
+# Where the world stands in the fixtures, instead of this run's temporary folder.
+BASE = "/home/u"
+# A session file's modification time is its last activity: fixed, the edit session the newest.
+MTIMES = {EDIT_SESSION: 1_763_026_200.0, OTHER_SESSION: 1_762_939_800.0}  # 11-13, 11-12 2025
+# Numbers that follow from the length of this run's folder (file sizes, BM25 scores of paths).
+VARYING = {"size": 9834, "score": 4.21}
+# In rendered markdown: ages (they follow the clock) and sizes (the folder's length).
+AGES = re.compile(r"\b(?:\d+ [a-z]+ ago|just now)\b")
+SIZES = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
+
+
+class Recorder:
+    """A pytest-lsp client that keeps Deja's notifications exactly as they came."""
+
+    def __init__(self, lsp: LanguageClient) -> None:
+        self.lsp = lsp
+        self.notifications: dict[str, list[Any]] = {}
+        for method in ("deja/indexChanged", "deja/storeStatus"):
+            self.notifications[method] = []
+            lsp.feature(method)(self._recorder(method))
+
+    def _recorder(self, method: str) -> Any:
+        def record(params: Any) -> None:
+            self.notifications[method].append(plain(params))
+
+        return record
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        return plain(await self.lsp.protocol.send_request_async(method, params))
+
+
+def normalise(value: Any, world: World, key: str = "") -> Any:
+    """This run's folder as `BASE` (also where a snippet starts inside it), and what follows
+    from its length or the clock fixed."""
+    if key in VARYING:
+        return VARYING[key]
+    if isinstance(value, dict):
+        return {name: normalise(item, world, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [normalise(item, world) for item in value]
+    if not isinstance(value, str):
+        return value
+    base = str(world.base)
+    text = value.replace(world.base.as_uri(), f"file://{BASE}").replace(base, BASE)
+    cut = next((base[i:] for i in range(1, len(base)) if f"…{base[i:]}/" in text), None)
+    if cut is not None:
+        text = text.replace(f"…{cut}", f"…{BASE[-1]}")
+    if key == "markdown":
+        text = SIZES.sub("9.6 KB", AGES.sub("3 days ago", text))
+    return text
+
+
+async def results(world: World) -> dict[str, Any]:
+    """Each fixture's name and what the sidecar sent for it."""
+    config = ClientServerConfig(server_command=SERVER, server_env=world.env)
+    lsp = await config.start()
+    assert isinstance(lsp, LanguageClient)
+    client = Recorder(lsp)
+    await lsp.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            workspace_folders=[types.WorkspaceFolder(world.project.as_uri(), "proj")],
+        )
+    )
+    try:
+        await first_pass(lsp)
+        changes = client.notifications["deja/indexChanged"]
+        await until(lambda: changes, what="deja/indexChanged")
+        found = {
+            "search": await client.request("deja/search", {"query": "parse_config"}),
+            "search-approximate": await client.request(
+                "deja/search", {"query": "helth", "scope": "all"}
+            ),
+            "sessions": await client.request("deja/sessions", {"scope": "all"}),
+            "session": await client.request("deja/session", {"sessionId": EDIT_SESSION}),
+            "fileHistory": await client.request(
+                "deja/fileHistory", {"uri": world.config_py.as_uri()}
+            ),
+            "forkCommand": await client.request("deja/forkCommand", {"sessionId": EDIT_SESSION}),
+            "restore-listing": await client.request("deja/restore", {"scope": "all"}),
+            "restore-transcript": await client.request("deja/restore", {"sessionId": EDIT_SESSION}),
+            "indexChanged": changes[0],
+        }
+        found.update(await store_statuses(world, client))
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()
+    return found
+
+
+async def store_statuses(world: World, client: Recorder) -> dict[str, Any]:
+    """The store taken away (passes refused) and put back (applied again)."""
+    statuses = client.notifications["deja/storeStatus"]
+    sessions, aside = world.store / "sessions", world.base / "aside"
+    sessions.rename(aside)
+    await until(lambda: statuses, what="deja/storeStatus refused")
+    aside.rename(sessions)
+    await until(lambda: len(statuses) > 1, what="deja/storeStatus applied again")
+    return {"storeStatus-refused": statuses[0], "storeStatus-applied": statuses[1]}
+
+
+async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    for session, mtime in MTIMES.items():
+        os.utime(world.store / "sessions" / f"{session}.json", (mtime, mtime))
+    produced = {
+        name: json.dumps(normalise(value, world), indent=2, ensure_ascii=False) + "\n"
+        for name, value in (await results(world)).items()
+    }
+    if UPDATE:
+        FIXTURES.mkdir(parents=True, exist_ok=True)
+        for name, text in produced.items():
+            (FIXTURES / f"{name}.json").write_text(text, encoding="utf-8")
+    committed = {path.stem: path.read_text(encoding="utf-8") for path in FIXTURES.glob("*.json")}
+    assert committed == produced, (
+        "a deja/… shape changed: rewrite the fixtures with DEJA_UPDATE_FIXTURES=1, then make "
+        "editor-extension/src/pure/protocol.ts agree (its unit tests type-check every fixture)"
+    )
