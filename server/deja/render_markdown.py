@@ -21,6 +21,7 @@ from deja.query import (
     TurnRecord,
 )
 from deja.query.fork import ForkCommand
+from deja.text import cut
 from deja.units import ago, human_size
 from deja.units import iso_time as iso
 
@@ -42,11 +43,6 @@ def escape(text: str) -> str:
     """Text that markdown shows as it is: no emphasis, links, HTML, headings or lists."""
     inline = _INLINE.sub(r"\\\1", text)
     return _LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[2] else f"{m[3]}\\{m[4]}", inline)
-
-
-def one_line(text: str, limit: int = QUOTE_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def fence(text: str, language: str = "") -> str:
@@ -115,7 +111,7 @@ def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = 
         + (" · compacted (only Deja still has it)" if event.compacted else ""),
     ]
     if event.request:
-        parts.append(f"> {escape(one_line(event.request))}")
+        parts.append(f"> {escape(cut(event.request, QUOTE_CHARS))}")
     if hunks:
         parts.append(diff(hunks, DIFF_LINES))
     return "\n\n".join(parts)

@@ -26,6 +26,7 @@ from deja.query import (
 )
 from deja.query.digest import build_digest
 from deja.recall import frame, nothing_found
+from deja.text import cut
 from deja.wire import markdown_snippet
 
 from .topic import topic_first
@@ -101,11 +102,6 @@ def _minute(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _flat(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def _relative(path: str, workspace: str) -> str:
     base = workspace.rstrip("/") + "/"
     return path[len(base) :] if workspace and path.startswith(base) else path
@@ -135,7 +131,7 @@ def hit_block(number: int, hit: Hit) -> list[str]:
         facts.append(f"file {_relative(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
-    snippet = markdown_snippet(_flat(hit.snippet, SNIPPET_CHARS))
+    snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
 
@@ -148,7 +144,7 @@ def event_block(number: int, event: FileEvent) -> list[str]:
         f" · turn {event.turn}{status}{kept}"
     ]
     if event.request:
-        lines.append(f"    asked: {_flat(event.request, REQUEST_CHARS)}")
+        lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")
     changed: list[str] = []
     for replaced, written in event.hunks:
         changed += [f"    - {line}" for line in (replaced or "").splitlines()]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from deja.continue_store.redact import redact
+from deja.text import cut
 
 from .sessions import SessionView, TurnRecord
 
@@ -46,16 +47,6 @@ class Failure:
     exit_code: int | None
     fix: str | None  # what was done before a later run of it passed: a command or an edit
     passed: bool  # a later run of the same command succeeded
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def cut(text: str, limit: int) -> str:
-    """One line of at most `limit` characters, the cut marked."""
-    flat = _flat(text)
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _failed(record: TurnRecord) -> bool:

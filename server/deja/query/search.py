@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from deja.index.tokens import identifier_parts
+from deja.text import one_line
 
 from . import blame
 from .scope import Scope
@@ -285,7 +286,7 @@ def _run(
             turn=row[2],
             time=row[4],
             role=row[3],
-            snippet=bound_snippet(_one_line(snippets.get(row[0], ""))),
+            snippet=bound_snippet(one_line(snippets.get(row[0], ""))),
             file=row[5],
             exit_code=row[6],
             status=row[7],
@@ -297,10 +298,6 @@ def _run(
         for row in rows
     ]
     return hits, total
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def bound_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:

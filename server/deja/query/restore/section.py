@@ -7,10 +7,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from deja.continue_store.tools import WRITE_TOOLS, call_outcome
+from deja.text import cut, one_line
 from deja.units import iso_time as iso
 
 from ..sessions import SessionSummary
-from .shaping import cut, head_tail, indent, one_line, preview
+from .shaping import head_tail, indent, preview
 
 # The transcript's format: its first line, and part of every cached section's key.
 FORMAT_VERSION = 1
@@ -22,7 +23,7 @@ TOOL_ARGS_CHARS = 100
 SUMMARY_CHARS = 300  # a compaction summary's preview
 FULL_OUTPUT_CHARS = 1_200  # a tool's output under a turn shown in full
 LAST_USER_COUNT = 5
-LAST_USER_CHARS = 100
+LAST_USER_CHARS = 101  # 100 characters and the cut mark
 
 _LIST_TOOLS = frozenset({"List", "ls"})
 
@@ -231,7 +232,7 @@ def build_section(
                 number, response, session.workspace, response.turn in full_turns, outputs
             )
     users = [e for e in kept if e.role == "user"][-LAST_USER_COUNT:]
-    last_users = [LastUser(e.time, e.turn, cut(one_line(e.text), LAST_USER_CHARS)) for e in users]
+    last_users = [LastUser(e.time, e.turn, cut(e.text, LAST_USER_CHARS)) for e in users]
     return "\n".join(lines) + "\n", last_users
 
 
