@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deja.continue_store.workspace import relative_to_workspace
 from deja.live_index import LiveIndex
 from deja.query import (
     FileEvent,
@@ -102,11 +103,6 @@ def _minute(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _relative(path: str, workspace: str) -> str:
-    base = workspace.rstrip("/") + "/"
-    return path[len(base) :] if workspace and path.startswith(base) else path
-
-
 def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> str:
     """As many whole blocks as fit the answer's size, then a line saying how many did not."""
     body: list[str] = []
@@ -128,7 +124,7 @@ def hit_block(number: int, hit: Hit) -> list[str]:
     elif hit.status not in (None, "done"):
         facts.append(str(hit.status))
     if hit.file:
-        facts.append(f"file {_relative(hit.file, hit.workspace)}")
+        facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
     snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))

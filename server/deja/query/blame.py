@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
 
 FILE_ROLES = ("edit", "read", "attached")
 
@@ -102,10 +102,9 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
     relative = None
     for (workspace,) in db.execute("SELECT DISTINCT workspace FROM sessions"):
-        if workspace and workspace_contains(workspace, absolute) and absolute != workspace:
-            candidate = absolute[len(workspace.rstrip("/")) + 1 :]
-            if relative is None or len(candidate) < len(relative):
-                relative = candidate
+        candidate = relative_to_workspace(absolute, workspace)
+        if candidate not in (absolute, "") and (relative is None or len(candidate) < len(relative)):
+            relative = candidate
     return _matching_paths(db, absolute, relative, typed)
 
 

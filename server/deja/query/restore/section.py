@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from deja.continue_store.tools import WRITE_TOOLS, call_outcome
+from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
 from deja.units import iso_time as iso
 
@@ -83,8 +84,7 @@ class _Boundary:
 def relative_path(path: str | None, workspace: str) -> str:
     if not path:
         return "(no path)"
-    prefix = workspace.rstrip("/") + "/"
-    return path[len(prefix) :] if workspace and path.startswith(prefix) else path
+    return relative_to_workspace(path, workspace)
 
 
 def tool_summary(entry: Entry, workspace: str) -> str:
