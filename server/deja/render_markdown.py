@@ -10,7 +10,7 @@ import re
 import shlex
 import time
 
-from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
+from deja.continue_store.tools import TOOL_ROLES, call_outcome, writes_whole_file
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -86,8 +86,8 @@ def snippet(text: str) -> str:
 
 def _what(event: FileEvent) -> str:
     if event.role == "edit" and call_outcome(event.status):  # nothing was written
-        return "write" if event.tool in WRITE_TOOLS else "edit"
-    if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
+        return "write" if writes_whole_file(event.tool) else "edit"
+    if event.role == "edit" and writes_whole_file(event.tool):
         return "wrote"
     return {"edit": "edited", "read": "read", "attached": "attached"}.get(event.role, event.role)
 
@@ -154,10 +154,11 @@ def record(item: TurnRecord) -> list[str]:
             lines += ["", fence(item.output, "text")]
         return lines
     if item.role == "edit":
+        write = writes_whole_file(item.tool)
         if call_outcome(item.status):  # nothing was written
-            verb = "Write" if item.tool in WRITE_TOOLS else "Edit"
+            verb = "Write" if write else "Edit"
         else:
-            verb = "Wrote" if item.hunks and all(r is None for r, _ in item.hunks) else "Edited"
+            verb = "Wrote" if write else "Edited"
         lines = [f"{verb} {code(item.path or '?')}{_status(item.status, item.role)}"]
         return lines + (["", diff(item.hunks)] if item.hunks else [])
     if item.role == "read":

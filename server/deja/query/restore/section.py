@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from deja.continue_store.tools import WRITE_TOOLS, call_outcome
+from deja.continue_store.tools import call_outcome, writes_whole_file
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
 from deja.units import iso_time as iso
@@ -98,7 +98,7 @@ def tool_summary(entry: Entry, workspace: str) -> str:
         return f"$ {command} → {ended or 'done'}"
     path = relative_path(entry.path, workspace)
     if entry.role == "edit":
-        write = entry.tool in WRITE_TOOLS
+        write = writes_whole_file(entry.tool)
         if ended is None:
             return f"{'wrote' if write else 'edited'} {path}"
         return f"{'write' if write else 'edit'} {path} → {ended}"
