@@ -72,14 +72,8 @@ def list_sessions(
     """Newest first; the most recently written one in scope is marked current."""
     scope_sql, params = scope.sql("workspace")
     where = f"WHERE {scope_sql}" if scope_sql else ""
-    rows = (
-        named(db)
-        .execute(
-            f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        )
-        .fetchall()
-    )
+    sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?"
+    rows = named(db).execute(sql, [*params, limit, offset]).fetchall()
     summaries = [summary_from_row(row) for row in rows]
     newest = current_session(db, scope)
     for summary in summaries:
