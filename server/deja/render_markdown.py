@@ -10,7 +10,7 @@ import re
 import shlex
 import time
 
-from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
+from deja.continue_store.tools import TOOL_ROLES, call_outcome, writes_whole_file
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -21,6 +21,7 @@ from deja.query import (
     TurnRecord,
 )
 from deja.query.fork import ForkCommand
+from deja.text import cut
 from deja.units import ago, human_size
 from deja.units import iso_time as iso
 
@@ -42,11 +43,6 @@ def escape(text: str) -> str:
     """Text that markdown shows as it is: no emphasis, links, HTML, headings or lists."""
     inline = _INLINE.sub(r"\\\1", text)
     return _LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[2] else f"{m[3]}\\{m[4]}", inline)
-
-
-def one_line(text: str, limit: int = QUOTE_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def fence(text: str, language: str = "") -> str:
@@ -90,8 +86,8 @@ def snippet(text: str) -> str:
 
 def _what(event: FileEvent) -> str:
     if event.role == "edit" and call_outcome(event.status):  # nothing was written
-        return "write" if event.tool in WRITE_TOOLS else "edit"
-    if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
+        return "write" if writes_whole_file(event.tool) else "edit"
+    if event.role == "edit" and writes_whole_file(event.tool):
         return "wrote"
     return {"edit": "edited", "read": "read", "attached": "attached"}.get(event.role, event.role)
 
@@ -115,7 +111,7 @@ def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = 
         + (" · compacted (only Deja still has it)" if event.compacted else ""),
     ]
     if event.request:
-        parts.append(f"> {escape(one_line(event.request))}")
+        parts.append(f"> {escape(cut(event.request, QUOTE_CHARS))}")
     if hunks:
         parts.append(diff(hunks, DIFF_LINES))
     return "\n\n".join(parts)
@@ -158,10 +154,11 @@ def record(item: TurnRecord) -> list[str]:
             lines += ["", fence(item.output, "text")]
         return lines
     if item.role == "edit":
+        write = writes_whole_file(item.tool)
         if call_outcome(item.status):  # nothing was written
-            verb = "Write" if item.tool in WRITE_TOOLS else "Edit"
+            verb = "Write" if write else "Edit"
         else:
-            verb = "Wrote" if item.hunks and all(r is None for r, _ in item.hunks) else "Edited"
+            verb = "Wrote" if write else "Edited"
         lines = [f"{verb} {code(item.path or '?')}{_status(item.status, item.role)}"]
         return lines + (["", diff(item.hunks)] if item.hunks else [])
     if item.role == "read":

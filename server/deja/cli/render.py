@@ -7,7 +7,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TextIO
 
-from deja.continue_store.tools import TOOL_ROLES, WRITE_TOOLS, call_outcome
+from deja.continue_store.tools import TOOL_ROLES, call_outcome, writes_whole_file
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -140,10 +140,10 @@ def record_line(record: TurnRecord, style: Style) -> str:
         return f"$ {record.args or ''}{code}"
     if record.role == "edit":
         if ended:  # nothing was written: no line counts
-            verb = "write" if record.tool in WRITE_TOOLS else "edit"
+            verb = "write" if writes_whole_file(record.tool) else "edit"
             return f"{verb} {record.path}{outcome}"
         added, removed = _changed_lines(record.hunks)
-        verb = "wrote" if record.hunks and all(r is None for r, _ in record.hunks) else "edited"
+        verb = "wrote" if writes_whole_file(record.tool) else "edited"
         return f"{verb} {record.path} (+{added} −{removed})"
     if record.role == "read":
         return f"read {record.path}{outcome}"
@@ -206,7 +206,7 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
 
 def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
     what = {"edit": "edited", "read": "read", "attached": "attached"}[event.role]
-    if event.role == "edit" and event.hunks and all(r is None for r, _ in event.hunks):
+    if event.role == "edit" and writes_whole_file(event.tool):
         what = "wrote"
     # A call that did not run is named as `show` names it: `edit path → refused`, not "edited".
     outcome = call_outcome(event.status) if event.status is not None else None

@@ -26,7 +26,7 @@ EDIT_TOOLS = frozenset(
         "multi_edit",
     }
 )
-WRITE_TOOLS = frozenset({"Write", "create_new_file"})  # the edit tools that write a whole file
+_WRITE_TOOLS = frozenset({"Write", "create_new_file"})  # the edit tools that write a whole file
 TOOL_ROLES = frozenset({"command", "read", "edit", "tool"})  # the record roles of a tool call
 _PATH_KEYS = ("filepath", "file_path", "dirpath", "dirPath", "path")
 
@@ -117,6 +117,12 @@ def call_status(status: str | None, output: str) -> str | None:
     if status == "canceled" and _REFUSAL.match(output):
         return "refused"
     return status
+
+
+def writes_whole_file(tool: str | None) -> bool:
+    """Whether an edit call writes the whole file ("wrote") rather than changing part of it
+    ("edited"); decided by the tool, since a placeholder edit's hunks look like a write's."""
+    return tool in _WRITE_TOOLS
 
 
 def call_outcome(status: str | None) -> str | None:

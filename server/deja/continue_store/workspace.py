@@ -63,3 +63,9 @@ def workspace_contains(workspace: str, directory: str) -> bool:
     if workspace == "/":
         return directory.startswith("/")
     return directory == workspace or directory.startswith(workspace.rstrip("/") + "/")
+
+
+def relative_to_workspace(path: str, workspace: str) -> str:
+    """`path` relative to the workspace when it lies inside it, else as it is."""
+    base = workspace.rstrip("/") + "/"
+    return path[len(base) :] if workspace and path.startswith(base) else path

@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.live_index import LiveIndex
 from deja.query import FileEvent, History, Hit, SearchQuery, UnknownSession
 from deja.recall import frame, nothing_found
+from deja.text import cut
 from deja.wire import markdown_snippet
 
 from .topic import topic_first
@@ -98,16 +100,6 @@ def _minute(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _flat(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _relative(path: str, workspace: str) -> str:
-    base = workspace.rstrip("/") + "/"
-    return path[len(base) :] if workspace and path.startswith(base) else path
-
-
 def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> str:
     """As many whole blocks as fit the answer's size, then a line saying how many did not."""
     body: list[str] = []
@@ -129,10 +121,10 @@ def hit_block(number: int, hit: Hit) -> list[str]:
     elif hit.status not in (None, "done"):
         facts.append(str(hit.status))
     if hit.file:
-        facts.append(f"file {_relative(hit.file, hit.workspace)}")
+        facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
-    snippet = markdown_snippet(_flat(hit.snippet, SNIPPET_CHARS))
+    snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
 
@@ -145,7 +137,7 @@ def event_block(number: int, event: FileEvent) -> list[str]:
         f" · turn {event.turn}{status}{kept}"
     ]
     if event.request:
-        lines.append(f"    asked: {_flat(event.request, REQUEST_CHARS)}")
+        lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")
     changed: list[str] = []
     for replaced, written in event.hunks:
         changed += [f"    - {line}" for line in (replaced or "").splitlines()]

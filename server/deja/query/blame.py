@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
+
+from .rows import named
 
 FILE_ROLES = ("edit", "read", "attached")
 
@@ -102,10 +104,9 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
     relative = None
     for (workspace,) in db.execute("SELECT DISTINCT workspace FROM sessions"):
-        if workspace and workspace_contains(workspace, absolute) and absolute != workspace:
-            candidate = absolute[len(workspace.rstrip("/")) + 1 :]
-            if relative is None or len(candidate) < len(relative):
-                relative = candidate
+        candidate = relative_to_workspace(absolute, workspace)
+        if candidate not in (absolute, "") and (relative is None or len(candidate) < len(relative)):
+            relative = candidate
     return _matching_paths(db, absolute, relative, typed)
 
 
@@ -114,12 +115,13 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
     if not paths:
         return []
     roles = ",".join(f"'{role}'" for role in FILE_ROLES)
-    rows = db.execute(
+    cursor = named(db)
+    rows = cursor.execute(
         "SELECT r.session_id, s.title, s.workspace, r.turn, r.time, r.role, r.tool, r.status,"
         " r.path, r.compacted, r.hunks,"
         " (SELECT f.body FROM records u JOIN records_fts f ON f.rowid = u.id"
         "  WHERE u.session_id = r.session_id AND u.role = 'user' AND u.turn <= r.turn"
-        "  ORDER BY u.turn DESC LIMIT 1)"
+        "  ORDER BY u.turn DESC LIMIT 1) AS request"
         " FROM records r JOIN sessions s ON s.id = r.session_id"
         f" WHERE r.role IN ({roles}) AND r.path IN ({','.join('?' * len(paths))})"
         " ORDER BY r.time DESC, r.id DESC LIMIT ?",
@@ -127,18 +129,18 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
     ).fetchall()
     return [
         FileEvent(
-            session_id=row[0],
-            title=row[1],
-            workspace=row[2],
-            turn=row[3],
-            time=row[4],
-            role=row[5],
-            tool=row[6],
-            status=row[7],
-            path=row[8],
-            compacted=bool(row[9]),
-            request=row[11] or "",
-            hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
+            session_id=row["session_id"],
+            title=row["title"],
+            workspace=row["workspace"],
+            turn=row["turn"],
+            time=row["time"],
+            role=row["role"],
+            tool=row["tool"],
+            status=row["status"],
+            path=row["path"],
+            compacted=bool(row["compacted"]),
+            request=row["request"] or "",
+            hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
         )
         for row in rows
     ]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from deja.continue_store.redact import redact
+from deja.continue_store.workspace import relative_to_workspace
+from deja.text import cut
 
 from .sessions import SessionView, TurnRecord
 
@@ -48,16 +50,6 @@ class Failure:
     passed: bool  # a later run of the same command succeeded
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def cut(text: str, limit: int) -> str:
-    """One line of at most `limit` characters, the cut marked."""
-    flat = _flat(text)
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
 def _failed(record: TurnRecord) -> bool:
     return record.status == "errored" or (record.exit_code is not None and record.exit_code != 0)
 
@@ -75,7 +67,7 @@ def _same_command(a: str, b: str) -> bool:
 def _action(record: TurnRecord, workspace: str) -> str:
     if record.role == "command":
         return f"`{cut(record.args or '', COMMAND_CHARS)}`"
-    return f"editing {_relative(record.path or '?', workspace)}"
+    return f"editing {relative_to_workspace(record.path or '?', workspace)}"
 
 
 def failures(records: list[TurnRecord], workspace: str = "") -> list[Failure]:
@@ -134,18 +126,12 @@ def decisions(records: list[TurnRecord]) -> list[str]:
     return picked[-MAX_DECISIONS:]
 
 
-def _relative(path: str, workspace: str) -> str:
-    if workspace and path.startswith(workspace.rstrip("/") + "/"):
-        return path[len(workspace.rstrip("/")) + 1 :]
-    return path
-
-
 def changed_files(records: list[TurnRecord], workspace: str) -> list[str]:
     """Files the session edited or wrote (calls that ran), in first-change order, with counts."""
     counts: dict[str, int] = {}
     for record in records:
         if record.role == "edit" and record.path and record.status == "done":
-            name = _relative(record.path, workspace)
+            name = relative_to_workspace(record.path, workspace)
             counts[name] = counts.get(name, 0) + 1
     return [f"{name} ({n} edits)" if n > 1 else name for name, n in counts.items()]
 

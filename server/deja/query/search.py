@@ -8,8 +8,11 @@ import re
 import sqlite3
 from dataclasses import dataclass, field, replace
 
+from deja.text import one_line
+
 from . import blame
 from .query_syntax import ParsedQuery, fts_expression, parse_query
+from .rows import named
 from .scope import Scope
 
 HIGHLIGHT_START = "\x02"
@@ -117,7 +120,8 @@ def _run(
         " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
         " JOIN sessions s ON s.id = r.session_id"
     )
-    rows = db.execute(
+    cursor = named(db)
+    rows = cursor.execute(
         "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
         " r.compacted, s.title, s.workspace, s.project, s.deleted,"
         f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
@@ -137,34 +141,30 @@ def _run(
             f"SELECT rowid, snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}',"
             f" '{ELLIPSIS}', 16) FROM records_fts WHERE records_fts MATCH ? AND rowid IN"
             f" ({','.join('?' * len(rows))})",
-            [expression, *[row[0] for row in rows]],
+            [expression, *[row["id"] for row in rows]],
         ).fetchall()
     )
     hits = [
         Hit(
-            session_id=row[1],
-            title=row[9],
-            workspace=row[10],
-            project=row[11],
-            turn=row[2],
-            time=row[4],
-            role=row[3],
-            snippet=bound_snippet(_one_line(snippets.get(row[0], ""))),
-            file=row[5],
-            exit_code=row[6],
-            status=row[7],
-            compacted=bool(row[8]),
-            deleted=bool(row[12]),
-            score=round(-float(row[13]), 4),
-            record_id=row[0],
+            session_id=row["session_id"],
+            title=row["title"],
+            workspace=row["workspace"],
+            project=row["project"],
+            turn=row["turn"],
+            time=row["time"],
+            role=row["role"],
+            snippet=bound_snippet(one_line(snippets.get(row["id"], ""))),
+            file=row["path"],
+            exit_code=row["exit_code"],
+            status=row["status"],
+            compacted=bool(row["compacted"]),
+            deleted=bool(row["deleted"]),
+            score=round(-float(row["score"]), 4),
+            record_id=row["id"],
         )
         for row in rows
     ]
     return hits, total
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def bound_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import orjson
 
 from deja.errors import DejaError
 
+from .rows import named
 from .scope import Scope
 
 MIN_ID_PREFIX = 8
@@ -37,28 +37,29 @@ class SessionSummary:
     current: bool = False
 
 
-# The columns `summary_from_row` reads, in its order (first in a row; more may follow).
+# The columns `summary_from_row` reads (by name: a row may hold more).
 SUMMARY_COLUMNS = (
     "id, title, workspace, project, started, last_active, first_user, last_user,"
     " message_count, size, compacted_on_disk, kept_items, deleted"
 )
 
 
-def summary_from_row(row: Sequence[object]) -> SessionSummary:
+def summary_from_row(row: sqlite3.Row) -> SessionSummary:
+    """A `SessionSummary` from a row of a `named` cursor that selected `SUMMARY_COLUMNS`."""
     return SessionSummary(
-        id=str(row[0]),
-        title=str(row[1]),
-        workspace=str(row[2]),
-        project=str(row[3]),
-        started=float(row[4]),  # type: ignore[arg-type]
-        last_active=float(row[5]),  # type: ignore[arg-type]
-        first_user=str(row[6]),
-        last_user=str(row[7]),
-        message_count=int(row[8]),  # type: ignore[call-overload]
-        size=max(int(row[9]), 0),  # type: ignore[call-overload]
-        lost_context=bool(row[10]) or int(row[11]) > 0,  # type: ignore[call-overload]
-        kept_turns=int(row[11]),  # type: ignore[call-overload]
-        deleted=bool(row[12]),
+        id=str(row["id"]),
+        title=str(row["title"]),
+        workspace=str(row["workspace"]),
+        project=str(row["project"]),
+        started=float(row["started"]),
+        last_active=float(row["last_active"]),
+        first_user=str(row["first_user"]),
+        last_user=str(row["last_user"]),
+        message_count=int(row["message_count"]),
+        size=max(int(row["size"]), 0),
+        lost_context=bool(row["compacted_on_disk"]) or int(row["kept_items"]) > 0,
+        kept_turns=int(row["kept_items"]),
+        deleted=bool(row["deleted"]),
     )
 
 
@@ -73,10 +74,8 @@ def list_sessions(
     """Newest first; the most recently written one in scope is marked current."""
     scope_sql, params = scope.sql("workspace")
     where = f"WHERE {scope_sql}" if scope_sql else ""
-    rows = db.execute(
-        f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
+    sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?"
+    rows = named(db).execute(sql, [*params, limit, offset]).fetchall()
     summaries = [summary_from_row(row) for row in rows]
     newest = current_session(db, scope)
     for summary in summaries:
@@ -88,10 +87,14 @@ def current_session(db: sqlite3.Connection, scope: Scope) -> SessionSummary | No
     """The session being written now: the newest in scope whose file still exists."""
     scope_sql, params = scope.sql("workspace")
     where = f"{scope_sql} AND deleted = 0" if scope_sql else "deleted = 0"
-    row = db.execute(
-        f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
-        params,
-    ).fetchone()
+    row = (
+        named(db)
+        .execute(
+            f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
+            params,
+        )
+        .fetchone()
+    )
     if row is None:
         return None
     summary = summary_from_row(row)
@@ -129,9 +132,11 @@ def session_ids(db: sqlite3.Connection) -> list[str]:
 
 
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
-    row = db.execute(
-        f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
+    row = (
+        named(db)
+        .execute(f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        .fetchone()
+    )
     if row is None:
         raise UnknownSession(f"no session {session_id!r} in the index")
     return summary_from_row(row)
@@ -165,8 +170,8 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
     if turn is not None:
         where += " AND r.turn = ?"
         params.append(turn)  # type: ignore[arg-type]
-    for row in db.execute(
-        "SELECT r.turn, r.role, r.time, f.body, r.tool, r.status, r.path, r.exit_code,"
+    for row in named(db).execute(
+        "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
         " r.output, r.args, r.hunks, r.compacted FROM records r"
         " JOIN records_fts f ON f.rowid = r.id"
         f" WHERE {where} ORDER BY r.turn, r.id",
@@ -174,18 +179,18 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
     ):
         view.records.append(
             TurnRecord(
-                turn=row[0],
-                role=row[1],
-                time=row[2],
-                text=row[3],
-                tool=row[4],
-                status=row[5],
-                path=row[6],
-                exit_code=row[7],
-                output=row[8],
-                args=row[9],
-                hunks=[(h[0], h[1]) for h in orjson.loads(row[10])] if row[10] else [],
-                compacted=bool(row[11]),
+                turn=row["turn"],
+                role=row["role"],
+                time=row["time"],
+                text=row["text"],
+                tool=row["tool"],
+                status=row["status"],
+                path=row["path"],
+                exit_code=row["exit_code"],
+                output=row["output"],
+                args=row["args"],
+                hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+                compacted=bool(row["compacted"]),
             )
         )
     return view

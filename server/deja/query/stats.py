@@ -8,6 +8,8 @@ from pathlib import Path
 
 from deja.continue_store.store import scan_session_files
 
+from .rows import named
+
 
 @dataclass(slots=True)
 class Stats:
@@ -24,18 +26,28 @@ class Stats:
 
 def index_stats(db: sqlite3.Connection, index_path: Path, root: Path) -> Stats:
     """Counts from the index `db` at `index_path`; sizes of its files and of the store at `root`."""
-    row = db.execute("SELECT count(*), coalesce(sum(deleted), 0) FROM sessions").fetchone()
-    records = db.execute("SELECT count(*), coalesce(sum(compacted), 0) FROM records").fetchone()
+    row = (
+        named(db)
+        .execute("SELECT count(*) AS sessions, coalesce(sum(deleted), 0) AS deleted FROM sessions")
+        .fetchone()
+    )
+    records = (
+        named(db)
+        .execute(
+            "SELECT count(*) AS records, coalesce(sum(compacted), 0) AS compacted FROM records"
+        )
+        .fetchone()
+    )
     last = db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
     home = index_path.parent
     index_bytes = sum(p.stat().st_size for p in home.glob("index.sqlite3*") if p.is_file())
     files, _ = scan_session_files(root)
     store_bytes = sum(file.size for file in files or ())
     return Stats(
-        sessions=int(row[0]),
-        deleted_sessions=int(row[1]),
-        records=int(records[0]),
-        compacted_records=int(records[1]),
+        sessions=int(row["sessions"]),
+        deleted_sessions=int(row["deleted"]),
+        records=int(records["records"]),
+        compacted_records=int(records["compacted"]),
         index_bytes=index_bytes,
         store_bytes=store_bytes,
         last_pass=float(last[0]) if last else None,

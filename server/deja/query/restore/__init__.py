@@ -1,7 +1,7 @@
 """`deja restore`: earlier context back as a compact transcript, with no model call.
 
 One module per concern. Pure, on plain rows (unit-tested without a database): `selection` (the
-grammar and the numbers it picks), `shaping` (cuts, head-and-tail, collapse rules), `section`
+grammar and the numbers it picks), `shaping` (head-and-tail, collapse rules), `section`
 (one session's part of the transcript), `closing` (the block under it), `listing` (the numbered
 table and the current session). Against the index and the disk: `load` (a few queries per
 session, never one per record), `cache` (a per-session cache under DEJA_HOME), `git` (`git log`
@@ -48,7 +48,7 @@ from .section import (
     tool_summary,
 )
 from .selection import RestoreError, Selection, expand, parse_selection
-from .shaping import PREVIEW_CHARS, collapse, cut, head_tail, one_line, preview
+from .shaping import PREVIEW_CHARS, collapse, head_tail, preview
 from .transcript import TOPIC_TURNS
 
 __all__ = [
@@ -85,7 +85,6 @@ __all__ = [
     "collapse",
     "count_listable",
     "current_lines",
-    "cut",
     "expand",
     "git_commits",
     "head_tail",
@@ -95,7 +94,6 @@ __all__ = [
     "load_outputs",
     "load_state",
     "merge_windows",
-    "one_line",
     "parse_selection",
     "passed_over",
     "preview",

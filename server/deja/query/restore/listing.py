@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
+from deja.text import one_line
 from deja.units import ago, human_size
 
 from ..sessions import SessionSummary
-from .shaping import one_line
 
 NO_PREVIOUS = "No previous sessions found in this project."
 WRITING_S = 300  # a session file written this recently is the one open now

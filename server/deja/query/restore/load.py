@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..rows import named
 from ..scope import Scope
 from ..sessions import NEWEST_FIRST, SUMMARY_COLUMNS, SessionSummary, summary_from_row
 from .section import Entry
@@ -14,13 +15,6 @@ from .selection import RestoreError
 
 _TEXT_ROLES = ("user", "assistant", "summary")
 _NO_CUT = 1 << 62
-
-
-def _named(db: sqlite3.Connection) -> sqlite3.Cursor:
-    """A cursor whose rows are read by column name."""
-    cursor = db.cursor()
-    cursor.row_factory = sqlite3.Row
-    return cursor
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +48,11 @@ _STATE_SQL = (
 
 
 def load_state(db: sqlite3.Connection, session_id: str) -> SessionState:
-    row = _named(db).execute(_STATE_SQL, (session_id,)).fetchone()
+    row = named(db).execute(_STATE_SQL, (session_id,)).fetchone()
     if row is None:
         raise RestoreError(f"no session {session_id!r} in the index")
     return SessionState(
-        session=summary_from_row(row),  # SUMMARY_COLUMNS lead the row
+        session=summary_from_row(row),
         mtime_ns=int(row["mtime_ns"]),
         base_turn=int(row["base_turn"]),
         last_summary=None if row["last_summary"] is None else int(row["last_summary"]),
@@ -71,7 +65,7 @@ def load_entries(db: sqlite3.Connection, session_id: str, until: int | None) -> 
     """One query: every record before `until`, text read only where a preview needs it (tool
     output and written text stay in the index)."""
     roles = ",".join(f"'{role}'" for role in _TEXT_ROLES)
-    rows = _named(db).execute(
+    rows = named(db).execute(
         "SELECT r.id AS id, r.turn AS turn, r.role AS role, r.time AS time,"
         f" CASE WHEN r.role IN ({roles})"
         " THEN (SELECT body FROM records_fts WHERE rowid = r.id) END AS text,"
@@ -102,7 +96,7 @@ def load_entries(db: sqlite3.Connection, session_id: str, until: int | None) -> 
 def load_outputs(db: sqlite3.Connection, session_id: str, turns: Sequence[int]) -> dict[int, str]:
     if not turns:
         return {}
-    rows = _named(db).execute(
+    rows = named(db).execute(
         "SELECT id, output FROM records WHERE session_id = ? AND output IS NOT NULL"
         f" AND turn IN ({','.join('?' * len(turns))})",
         [session_id, *turns],
@@ -141,11 +135,15 @@ def listable(
 ) -> list[SessionSummary]:
     """The numbered sessions, newest first: #1 is at offset 0."""
     where, params = _listable_where(scope, exclude)
-    rows = db.execute(
-        f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where}"
-        f" ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
+    rows = (
+        named(db)
+        .execute(
+            f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where}"
+            f" ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        .fetchall()
+    )
     return [summary_from_row(row) for row in rows]
 
 

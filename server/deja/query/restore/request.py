@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deja.continue_store.workspace import normalize_workspace
+from deja.text import one_line
 
 from ..scope import Scope, current_scope
 from ..sessions import SessionSummary, current_session, resolve_session_id
@@ -18,7 +19,6 @@ from .closing import RestoredSession
 from .listing import NO_PREVIOUS, CurrentSession, ListedSession
 from .load import SessionState, count_listable, has_records_before, listable, load_state
 from .selection import RestoreError, Selection, expand, parse_selection
-from .shaping import one_line
 from .transcript import Pick, transcript
 
 

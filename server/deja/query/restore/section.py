@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from deja.continue_store.tools import WRITE_TOOLS, call_outcome
+from deja.continue_store.tools import call_outcome, writes_whole_file
+from deja.continue_store.workspace import relative_to_workspace
+from deja.text import cut, one_line
 from deja.units import iso_time as iso
 
 from ..sessions import SessionSummary
-from .shaping import cut, head_tail, indent, one_line, preview
+from .shaping import head_tail, indent, preview
 
 # The transcript's format: its first line, and part of every cached section's key.
 FORMAT_VERSION = 1
@@ -22,7 +24,7 @@ TOOL_ARGS_CHARS = 100
 SUMMARY_CHARS = 300  # a compaction summary's preview
 FULL_OUTPUT_CHARS = 1_200  # a tool's output under a turn shown in full
 LAST_USER_COUNT = 5
-LAST_USER_CHARS = 100
+LAST_USER_CHARS = 101  # 100 characters and the cut mark
 
 _LIST_TOOLS = frozenset({"List", "ls"})
 
@@ -82,8 +84,7 @@ class _Boundary:
 def relative_path(path: str | None, workspace: str) -> str:
     if not path:
         return "(no path)"
-    prefix = workspace.rstrip("/") + "/"
-    return path[len(prefix) :] if workspace and path.startswith(prefix) else path
+    return relative_to_workspace(path, workspace)
 
 
 def tool_summary(entry: Entry, workspace: str) -> str:
@@ -97,7 +98,7 @@ def tool_summary(entry: Entry, workspace: str) -> str:
         return f"$ {command} → {ended or 'done'}"
     path = relative_path(entry.path, workspace)
     if entry.role == "edit":
-        write = entry.tool in WRITE_TOOLS
+        write = writes_whole_file(entry.tool)
         if ended is None:
             return f"{'wrote' if write else 'edited'} {path}"
         return f"{'write' if write else 'edit'} {path} → {ended}"
@@ -231,7 +232,7 @@ def build_section(
                 number, response, session.workspace, response.turn in full_turns, outputs
             )
     users = [e for e in kept if e.role == "user"][-LAST_USER_COUNT:]
-    last_users = [LastUser(e.time, e.turn, cut(one_line(e.text), LAST_USER_CHARS)) for e in users]
+    last_users = [LastUser(e.time, e.turn, cut(e.text, LAST_USER_CHARS)) for e in users]
     return "\n".join(lines) + "\n", last_users
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deja.errors import DejaError
+from deja.text import one_line
 
 
 class RestoreError(DejaError):
@@ -34,7 +35,7 @@ _RANGE = re.compile(r"(\d+)\s*-\s*(\d+)")
 def parse_selection(text: str) -> Selection:
     """`1,3`, `1-4`, `last`, `` (default), each optionally followed by `: topic`."""
     picked, colon, topic_text = text.partition(":")
-    topic = " ".join(topic_text.split()) if colon else None
+    topic = one_line(topic_text) if colon else None
     if colon and not topic:
         raise RestoreError("nothing after ':': give a topic (deja restore 1,3 : flaky test)")
     picked = picked.strip()

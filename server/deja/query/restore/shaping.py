@@ -1,19 +1,13 @@
-"""Text shaping for the transcript: one line, cuts, head-and-tail, and the collapse rules that
+"""Text shaping for the transcript: head-and-tail, and the collapse rules that
 let a preview say what is there without spending room on it."""
 
 from __future__ import annotations
 
 import re
 
+from deja.text import one_line
+
 PREVIEW_CHARS = 200  # an assistant item's preview
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def head_tail(text: str, limit: int, marker: str = " […] ") -> str:
