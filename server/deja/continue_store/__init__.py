@@ -1,6 +1,6 @@
 """The reader: Continue's history store → typed records. Knows Continue; nothing else does."""
 
-from .parse import SessionError, is_plain_session_id, parse_session
+from .parse import SessionError, is_safe_file_id, parse_session
 from .records import ROLES, Diagnostic, Hunk, Item, ListEntry, Record, Role, Session
 from .store import (
     SessionRead,
@@ -27,7 +27,7 @@ __all__ = [
     "SessionRef",
     "StoreListing",
     "StoreRead",
-    "is_plain_session_id",
+    "is_safe_file_id",
     "list_store",
     "parse_session",
     "read_session",

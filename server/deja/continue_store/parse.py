@@ -270,6 +270,7 @@ def _title(raw_title: object, entry: ListEntry | None, first_user: str, redact: 
 _UUIDISH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
-def is_plain_session_id(value: str) -> bool:
-    """Ids that are safe as file names and shell words (no separators, no `..`)."""
+def is_safe_file_id(value: str) -> bool:
+    """Ids the reader accepts as a session file's name in the store (no separators, no `..`).
+    Which ids may go into a command (`cn --fork ID`) is the stricter `query.handoff.is_plain_id`."""
     return bool(_UUIDISH.match(value)) and ".." not in value

@@ -12,7 +12,7 @@ from typing import Any
 from deja import settings
 from deja.units import human_size
 
-from .parse import SessionError, decode_json, is_plain_session_id, parse_session
+from .parse import SessionError, decode_json, is_safe_file_id, parse_session
 from .records import Diagnostic, ListEntry, Session
 
 SESSIONS_LIST = "sessions.json"
@@ -63,7 +63,7 @@ def _entries(data: Any, path: str, diagnostics: list[Diagnostic]) -> list[ListEn
                 continue  # legacy entry from Continue's old Python server: Continue skips it too
             diagnostics.append(Diagnostic(path, f"entry {index} has no sessionId"))
             continue
-        if not is_plain_session_id(session_id):
+        if not is_safe_file_id(session_id):
             diagnostics.append(Diagnostic(path, f"entry {index} has an unsafe id {session_id!r}"))
             continue
 
@@ -166,7 +166,7 @@ def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagn
         if not name.endswith(".json") or name == SESSIONS_LIST:
             continue
         session_id = name[: -len(".json")]
-        if not is_plain_session_id(session_id):
+        if not is_safe_file_id(session_id):
             diagnostics.append(Diagnostic(dirent.path, "file name is not a session id"))
             continue
         try:

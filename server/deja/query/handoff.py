@@ -18,7 +18,7 @@ from .sessions import SessionSummary
 
 # Continue's ids are uuid v4; anything else (dots, underscores, slashes, quotes) is refused
 # rather than quoted, since it goes on a command line as `--fork ID`. The one rule for ids that
-# do (resume, fork); the store's `is_plain_session_id` is looser on purpose: it keeps file names
+# do (resume, fork); the store's `is_safe_file_id` is looser on purpose: it keeps file names
 # safe and still reads a session whose id is not plain.
 _PLAIN_ID = re.compile(r"[0-9A-Za-z-]{8,64}")
 FORK_NOTE = (
