@@ -269,7 +269,7 @@ class Recall:
         notes += result.notes
         if result.text:
             # The cut keeps the start: a topic restore starts with the turns about it.
-            text = topic_first(history, result) if result.topic else result.text
+            text = topic_first(result)
             return frame(_cut_bytes(text, MAX_RESTORE_BYTES), notes)
         return frame(nothing_found(result.message or "no session to restore."), notes)
 

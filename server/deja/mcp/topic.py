@@ -13,13 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deja.query import History, SearchQuery
-
 if TYPE_CHECKING:
-    from deja.query.restore import RestoredSession, RestoreResult
-
-# As many hits per session as the restore itself weighs to pick its turns.
-HITS_PER_SESSION = 100
+    from deja.query.restore import RestoreResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +40,9 @@ def _split(section: str, id8: str) -> tuple[str, list[Block]] | None:
     return (header, blocks) if turns == sorted(turns) else None
 
 
-def _scores(history: History, topic: str, restored: RestoredSession) -> dict[int, float]:
-    """The best score of each turn shown in full, as the restore's own search ranked it."""
-    shown = set(restored.full_turns)
-    query = SearchQuery(topic, session=restored.session.id, limit=HITS_PER_SESSION)
-    best: dict[int, float] = {}
-    for hit in history.search(query).hits:
-        if hit.turn in shown:
-            best[hit.turn] = max(best.get(hit.turn, hit.score), hit.score)
-    return best
-
-
-def topic_first(history: History, result: RestoreResult) -> str:
+def topic_first(result: RestoreResult) -> str:
+    """The transcript with the topic's turns moved to the front, ranked by the scores the
+    restore's own search gave them."""
     text = result.text
     topic = result.topic
     if not text or not topic or not any(r.full_turns for r in result.restored):
@@ -88,7 +74,7 @@ def topic_first(history: History, result: RestoreResult) -> str:
         if split is None:
             return text
         header, blocks = split
-        scores = _scores(history, topic, restored)
+        scores = restored.turn_scores
         kept = [header]
         for number, block in enumerate(blocks):
             following = blocks[number + 1].turn if number + 1 < len(blocks) else None

@@ -20,8 +20,13 @@ class RestoredSession:
     number: int | None  # its number in the listing, when picked by number
     until: int | None  # the current session: only turns before this one (its last compaction)
     last_users: list[LastUser]
-    full_turns: list[int]
+    # The turns shown in full for a topic, each with its best score in the topic's search.
+    turn_scores: dict[int, float]
     cached: bool  # the section came from the cache
+
+    @property
+    def full_turns(self) -> list[int]:
+        return sorted(self.turn_scores)
 
 
 def closing_block(restored: Sequence[RestoredSession], commits: Sequence[Commits]) -> str:

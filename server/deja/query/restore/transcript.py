@@ -28,8 +28,11 @@ class Pick:
     until: int | None
 
 
-def topic_turns(db: sqlite3.Connection, topic: str, picks: Sequence[Pick]) -> dict[str, list[int]]:
-    """The TOPIC_TURNS turns the index ranks most relevant to `topic` across the picks."""
+def topic_turns(
+    db: sqlite3.Connection, topic: str, picks: Sequence[Pick]
+) -> dict[str, dict[int, float]]:
+    """The TOPIC_TURNS turns the index ranks most relevant to `topic` across the picks, each
+    session's with their best scores."""
     best: dict[tuple[str, int], float] = {}
     for pick in picks:
         session_id = pick.state.session.id
@@ -40,10 +43,10 @@ def topic_turns(db: sqlite3.Connection, topic: str, picks: Sequence[Pick]) -> di
             key = (session_id, hit.turn)
             best[key] = max(best.get(key, hit.score), hit.score)
     ranked = sorted(best.items(), key=lambda item: -item[1])[:TOPIC_TURNS]
-    turns: dict[str, list[int]] = {}
-    for (session_id, turn), _ in ranked:
-        turns.setdefault(session_id, []).append(turn)
-    return {session_id: sorted(found) for session_id, found in turns.items()}
+    turns: dict[str, dict[int, float]] = {}
+    for (session_id, turn), score in ranked:
+        turns.setdefault(session_id, {})[turn] = score
+    return turns
 
 
 def transcript(
@@ -59,7 +62,8 @@ def transcript(
     for pick in picks:
         session_id = pick.state.session.id
         key = cache_key(pick.state, pick.until)
-        turns = full.get(session_id, [])
+        scores = full.get(session_id, {})
+        turns = sorted(scores)
         hit = None if topic else cache.get(session_id, key)
         if hit is not None:
             text, users = hit
@@ -79,14 +83,14 @@ def transcript(
         sections.append(text)
         restored.append(
             RestoredSession(
-                pick.state.session, pick.number, pick.until, users, turns, hit is not None
+                pick.state.session, pick.number, pick.until, users, scores, hit is not None
             )
         )
     if wrote:
         cache.prune(session_ids(db))
     head = [FORMAT_LINE]
     if topic:
-        count = sum(len(turns) for turns in full.values())
+        count = sum(len(scores) for scores in full.values())
         head.append(
             f'# topic: "{topic}" · {count} turns shown in full'
             if count
