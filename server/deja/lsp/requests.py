@@ -42,6 +42,7 @@ def run_search(
         file=params.file(),
         limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
         offset=params.integer("offset", 0, high=1_000_000),
+        count_all=False,  # the reply carries no total
     )
     result = history.search(query, scope_notes=choice.notes)
     return Found(query.text, result.hits, result.approximate, result.notes)

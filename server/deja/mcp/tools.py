@@ -230,7 +230,7 @@ class Recall:
         limit = _limit(arguments, 8)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
-        query = SearchQuery(text, scope=choice.scope, limit=limit)
+        query = SearchQuery(text, scope=choice.scope, limit=limit, count_all=False)
         result = history.search(query, scope_notes=choice.notes)
         notes += result.notes
         where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"

@@ -56,6 +56,9 @@ class SearchQuery:
     limit: int = 20
     offset: int = 0
     cwd: str | None = None
+    # Count every hit for `SearchResult.total` (a second query over a full page); doors that
+    # show no total skip it.
+    count_all: bool = True
 
 
 @dataclass(slots=True)
@@ -83,7 +86,8 @@ class SearchResult:
     approximate: bool = False
     notes: list[str] = field(default_factory=list)
     corrections: dict[str, str] = field(default_factory=dict)
-    # Every hit of the query and its filters, not only the page's.
+    # Every hit of the query and its filters, not only the page's (with `count_all=False`, only
+    # those up to the end of the page).
     total: int = 0
 
 
@@ -128,8 +132,8 @@ def _run(
         f" WHERE {where} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
         [expression, *params, query.limit, query.offset],
     ).fetchall()
-    if len(rows) < query.limit and (rows or not query.offset):
-        total = query.offset + len(rows)  # the page holds the last hit: no count needed
+    if not query.count_all or (len(rows) < query.limit and (rows or not query.offset)):
+        total = query.offset + len(rows)  # the page holds the last hit, or no count was asked
     else:
         total = int(
             db.execute(f"SELECT count(*){joins} WHERE {where}", [expression, *params]).fetchone()[0]

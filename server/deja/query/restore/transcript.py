@@ -36,7 +36,9 @@ def topic_turns(
     best: dict[tuple[str, int], float] = {}
     for pick in picks:
         session_id = pick.state.session.id
-        hits = search(db, SearchQuery(topic, session=session_id, limit=TOPIC_TURNS * 5)).hits
+        hits = search(
+            db, SearchQuery(topic, session=session_id, limit=TOPIC_TURNS * 5, count_all=False)
+        ).hits
         for hit in hits:
             if pick.until is not None and hit.turn >= pick.until:
                 continue
