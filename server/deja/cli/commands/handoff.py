@@ -6,11 +6,10 @@ import argparse
 import subprocess
 import sys
 
-from deja.query import History
 from deja.query.digest import build_digest
 from deja.query.handoff import Launch, handoff
 
-from ..common import AddCommand, CliError, envelope, implicit_pass
+from ..common import AddCommand, CliError, envelope, implicit_pass, opened_history
 
 
 def add_parser(command: AddCommand) -> None:
@@ -47,10 +46,7 @@ def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    history = History()
-    try:
+    with opened_history() as history:
         implicit_pass(history)
         view = history.show(args.session_id)
-    finally:
-        history.close()
     return launch(args, view.session.id, handoff(view.session, build_digest(view)))

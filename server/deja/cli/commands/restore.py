@@ -6,11 +6,10 @@ import argparse
 import sys
 import time
 
-from deja.query import History
 from deja.wire import restore_json
 
 from .. import render
-from ..common import AddCommand, ensure_store, envelope, implicit_pass
+from ..common import AddCommand, ensure_store, envelope, implicit_pass, opened_history
 
 
 def _count(value: str) -> int:
@@ -49,12 +48,10 @@ def run(args: argparse.Namespace) -> int:
         RestoreResult,
         current_lines,
         listing_lines,
-        parse_selection,
         passed_over,
     )
 
-    history = History()
-    try:
+    with opened_history() as history:
         ensure_store(history)
         implicit_pass(history)
         # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
@@ -65,8 +62,6 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             offset=args.offset,
         )
-    finally:
-        history.close()
 
     if args.json:
         sys.stdout.buffer.write(envelope("restore", **restore_json(result, time.time())))
@@ -76,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if result.text:
         sys.stdout.write("\n".join(lines) + "\n" if lines else "")
         sys.stdout.write(result.text)
-        if current and not current.as_zero and parse_selection(" ".join(args.selection)).last:
+        if current and not current.as_zero and result.last:
             # stdout stays the transcript; which session `last` passed over goes to stderr.
             print(f"deja: {passed_over(current, scope_label=result.scope)}", file=sys.stderr)
         return 0

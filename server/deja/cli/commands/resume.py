@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from deja.query import History
 from deja.query.handoff import check_id, resume
 
-from ..common import AddCommand, implicit_pass
+from ..common import AddCommand, implicit_pass, opened_history
 from .handoff import launch
 
 
@@ -19,11 +18,8 @@ def add_parser(command: AddCommand) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_id(args.session_id)
-    history = History()
-    try:
+    with opened_history() as history:
         implicit_pass(history)
         summary = history.show(args.session_id).session
-    finally:
-        history.close()
     plan = resume(summary)
     return launch(args, summary.id, plan)

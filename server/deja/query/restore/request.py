@@ -37,6 +37,7 @@ class RestoreResult:
     text: str = ""
     message: str = ""
     current: CurrentSession | None = None  # set when sessions were picked by number or listed
+    last: bool = False  # the selection was `last`
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,7 @@ def restore(
         total=0,
         offset=offset,
         restored=[],
+        last=chosen.last,
     )
     if session is not None:
         if not chosen.is_default:
