@@ -61,12 +61,15 @@ class DejaServer(LanguageServer):
 
     # The index --------------------------------------------------------------------------------
 
-    async def history(self, *, wait: bool = True) -> History:
-        """The query connection, the one way handlers reach the index. Custom requests `wait`
-        for the index to open; hover and code lens do not (they answer nothing meanwhile).
-        Raises `IndexNotOpen` when it is not open (or could not be)."""
-        if wait:
-            await self._opened()
+    async def history(self) -> History:
+        """The query connection, the one way requests reach the index, once it is open.
+        Raises `IndexNotOpen` when it could not be opened."""
+        await self._opened()
+        return self.open_history()
+
+    def open_history(self) -> History:
+        """The query connection without waiting: hover, code lens and didOpen answer nothing
+        while the index opens, and must not wait in line for it. Raises `IndexNotOpen`."""
         live = self.live
         if live is None or live.history is None:
             if live is not None and live.open_error is not None:

@@ -50,10 +50,10 @@ def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> s
 def register(server: DejaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: DejaServer, params: types.HoverParams) -> types.Hover | None:
+    def hover(ls: DejaServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         try:
-            history = await ls.history(wait=False)  # never wait for the index
+            history = ls.open_history()
         except IndexNotOpen:
             return None
         view = ls.file_view(history, uri)

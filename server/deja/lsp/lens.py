@@ -53,9 +53,9 @@ def lenses(view: FileView, now: float | None = None) -> list[types.CodeLens]:
 def register(server: DejaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @guarded(types.TEXT_DOCUMENT_CODE_LENS)
-    async def code_lens(ls: DejaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    def code_lens(ls: DejaServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         try:
-            history = await ls.history(wait=False)  # never wait for the index
+            history = ls.open_history()
         except IndexNotOpen:
             return []
         view = ls.file_view(history, params.text_document.uri)

@@ -26,10 +26,10 @@ def register(server: DejaServer) -> None:
             ls.live.stop()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls: DejaServer, params: types.DidOpenTextDocumentParams) -> None:
+    def did_open(ls: DejaServer, params: types.DidOpenTextDocumentParams) -> None:
         """Place the file's history now, so the first hover answers from the cache."""
         try:
-            history = await ls.history(wait=False)
+            history = ls.open_history()
         except IndexNotOpen:
             return
         try:
