@@ -17,7 +17,7 @@ from deja.continue_store.workspace import workspace_contains
 from .exclude import ExcludeList, load_exclude_list
 from .ingest import forget_session, ingest_session
 from .refusal import StoreRefusal, store_refusal
-from .tombstones import SWEPT, forgotten
+from .tombstones import SWEPT, bury, forgotten
 
 if TYPE_CHECKING:
     from .core import Index
@@ -210,10 +210,7 @@ def _refresh_one(
     session = read.session
     if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
         with index.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO tombstones VALUES (?, ?, ?)",
-                (SWEPT, session.id, time.time()),
-            )
+            bury(db, SWEPT, session.id)
         return
     if exclude.excludes(session.workspace):
         with index.transaction() as db:

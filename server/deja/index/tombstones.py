@@ -79,24 +79,23 @@ def _nothing_in(db: sqlite3.Connection, workspace: str) -> str:
     )
 
 
+def bury(db: sqlite3.Connection, kind: str, value: str) -> None:
+    """Leave a tombstone: later passes do not bring `value` back."""
+    db.execute("INSERT OR REPLACE INTO tombstones VALUES (?, ?, ?)", (kind, value, time.time()))
+
+
 def forget_one(db: sqlite3.Connection, session_id: str) -> None:
     if db.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
         raise NotIndexed(f"no session {session_id!r} in the index: nothing to forget")
     forget_session(db, session_id)
-    db.execute(
-        "INSERT OR REPLACE INTO tombstones VALUES ('session', ?, ?)",
-        (session_id, time.time()),
-    )
+    bury(db, "session", session_id)
 
 
 def forget_workspace(db: sqlite3.Connection, workspace: str) -> int:
     ids = workspace_sessions(db, workspace)
     for session_id in ids:
         forget_session(db, session_id)
-    db.execute(
-        "INSERT OR REPLACE INTO tombstones VALUES ('workspace', ?, ?)",
-        (workspace, time.time()),
-    )
+    bury(db, "workspace", workspace)
     return len(ids)
 
 

@@ -186,8 +186,7 @@ class History:
             raise ValueError("forget_preview needs a session or a workspace")
         with self._nothing_indexed():
             ids = self.index.workspace_sessions(os.path.abspath(workspace))
-        summaries = [session_queries.session_summary(self.db, i) for i in ids]
-        return sorted(summaries, key=lambda s: (-s.last_active, -s.started, s.id))
+        return session_queries.summaries_of(self.db, ids)
 
     def forget_session(self, session_id: str) -> session_queries.SessionSummary:
         """Remove a session from the index for good (a tombstone keeps later passes from

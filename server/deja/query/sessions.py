@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import orjson
@@ -129,6 +130,18 @@ def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
 def session_ids(db: sqlite3.Connection) -> list[str]:
     """Every session the index holds (deleted ones too)."""
     return [row[0] for row in db.execute("SELECT id FROM sessions")]
+
+
+def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[SessionSummary]:
+    """These sessions, newest first, in one query (the ids travel as one JSON parameter, so
+    no count of them meets SQLite's limit on parameters)."""
+    rows = named(db).execute(
+        f"SELECT {SUMMARY_COLUMNS} FROM sessions"
+        " WHERE id IN (SELECT value FROM json_each(?))"
+        f" ORDER BY {NEWEST_FIRST}",
+        (orjson.dumps(list(session_ids)).decode(),),
+    )
+    return [summary_from_row(row) for row in rows]
 
 
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
