@@ -149,6 +149,10 @@ class SessionFile:
     mtime_ns: int
 
 
+# What the scan says when the store has no sessions folder at all (not one it cannot list).
+NO_SESSIONS_FOLDER = "no Continue sessions folder here"
+
+
 def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagnostic]]:
     """Every `sessions/*.json` but the list, with its size and mtime; None when there is no
     sessions folder. One `lstat` per file: this is all a pass with nothing changed costs."""
@@ -157,7 +161,7 @@ def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagn
     try:
         scan = list(os.scandir(folder))
     except FileNotFoundError:
-        return None, [Diagnostic(str(folder), "no Continue sessions folder here")]
+        return None, [Diagnostic(str(folder), NO_SESSIONS_FOLDER)]
     except OSError as error:
         return None, [Diagnostic(str(folder), f"cannot list: {error}")]
     files: list[SessionFile] = []

@@ -3,13 +3,12 @@ missing, unreadable or empty is reported, not applied."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from deja.continue_store import Diagnostic
-from deja.continue_store.store import SessionFile
+from deja.continue_store.store import NO_SESSIONS_FOLDER, SessionFile
 
 # A store listing no session file while the index holds this many live sessions is reported,
 # not applied: an unmounted home looks just like that. One session deleted is just a delete.
@@ -41,17 +40,13 @@ def store_refusal(
     if live:
         kept += f": the index keeps its {live} session{'s' * (live != 1)} as they were"
     if files is None:
-        try:
-            os.lstat(folder)
-        except FileNotFoundError:
+        reason = scan_notes[0].message if scan_notes else "not a folder"
+        if reason == NO_SESSIONS_FOLDER:  # the scan's own word: nothing there at all
             return StoreRefusal(
                 "missing",
                 f"there is no Continue session store at {folder}; {kept} (set "
                 "DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)",
             )
-        except OSError:
-            pass
-        reason = scan_notes[0].message if scan_notes else "not a folder"
         return StoreRefusal(
             "unreadable", f"cannot list Continue's session store {folder} ({reason}); {kept}"
         )
