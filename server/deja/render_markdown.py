@@ -10,7 +10,7 @@ import re
 import shlex
 import time
 
-from deja.continue_store.tools import TOOL_ROLES, call_outcome, writes_whole_file
+from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -85,11 +85,9 @@ def snippet(text: str) -> str:
 
 
 def _what(event: FileEvent) -> str:
-    if event.role == "edit" and call_outcome(event.status):  # nothing was written
-        return "write" if writes_whole_file(event.tool) else "edit"
-    if event.role == "edit" and writes_whole_file(event.tool):
-        return "wrote"
-    return {"edit": "edited", "read": "read", "attached": "attached"}.get(event.role, event.role)
+    if event.role == "edit":
+        return edit_verb(event.tool, ran=not call_outcome(event.status))
+    return event.role
 
 
 def _status(status: str | None, role: str) -> str:
@@ -154,11 +152,7 @@ def record(item: TurnRecord) -> list[str]:
             lines += ["", fence(item.output, "text")]
         return lines
     if item.role == "edit":
-        write = writes_whole_file(item.tool)
-        if call_outcome(item.status):  # nothing was written
-            verb = "Write" if write else "Edit"
-        else:
-            verb = "Wrote" if write else "Edited"
+        verb = edit_verb(item.tool, ran=not call_outcome(item.status)).capitalize()
         lines = [f"{verb} {code(item.path or '?')}{_status(item.status, item.role)}"]
         return lines + (["", diff(item.hunks)] if item.hunks else [])
     if item.role == "read":

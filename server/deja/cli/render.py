@@ -7,7 +7,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TextIO
 
-from deja.continue_store.tools import TOOL_ROLES, call_outcome, writes_whole_file
+from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -139,11 +139,10 @@ def record_line(record: TurnRecord, style: Style) -> str:
         code = f" → exit {record.exit_code}" if record.exit_code is not None else outcome
         return f"$ {record.args or ''}{code}"
     if record.role == "edit":
+        verb = edit_verb(record.tool, ran=not ended)
         if ended:  # nothing was written: no line counts
-            verb = "write" if writes_whole_file(record.tool) else "edit"
             return f"{verb} {record.path}{outcome}"
         added, removed = _changed_lines(record.hunks)
-        verb = "wrote" if writes_whole_file(record.tool) else "edited"
         return f"{verb} {record.path} (+{added} −{removed})"
     if record.role == "read":
         return f"read {record.path}{outcome}"
@@ -205,13 +204,9 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
 
 
 def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
-    what = {"edit": "edited", "read": "read", "attached": "attached"}[event.role]
-    if event.role == "edit" and writes_whole_file(event.tool):
-        what = "wrote"
     # A call that did not run is named as `show` names it: `edit path → refused`, not "edited".
     outcome = call_outcome(event.status) if event.status is not None else None
-    if outcome:
-        what = event.role
+    what = edit_verb(event.tool, ran=not outcome) if event.role == "edit" else event.role
     status = f" → {outcome}" if outcome else ""
     compacted = style.cyan(" compacted") if event.compacted else ""
     lines = [

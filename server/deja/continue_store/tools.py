@@ -125,6 +125,14 @@ def writes_whole_file(tool: str | None) -> bool:
     return tool in _WRITE_TOOLS
 
 
+def edit_verb(tool: str | None, *, ran: bool) -> str:
+    """How every renderer names an edit record: `wrote`/`edited` for a call that ran,
+    `write`/`edit` (the renderer adds ` → <call_outcome>`) for one that did not."""
+    if writes_whole_file(tool):
+        return "wrote" if ran else "write"
+    return "edited" if ran else "edit"
+
+
 def call_outcome(status: str | None) -> str | None:
     """How a tool call ended when it did not simply run, in the one word every renderer shows:
     None for `done`; `errored`, `canceled`, `refused`; else `no result` (the file stops before

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from deja.continue_store.tools import call_outcome, writes_whole_file
+from deja.continue_store.tools import call_outcome, edit_verb
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
 from deja.units import iso_time as iso
@@ -98,10 +98,8 @@ def tool_summary(entry: Entry, workspace: str) -> str:
         return f"$ {command} → {ended or 'done'}"
     path = relative_path(entry.path, workspace)
     if entry.role == "edit":
-        write = writes_whole_file(entry.tool)
-        if ended is None:
-            return f"{'wrote' if write else 'edited'} {path}"
-        return f"{'write' if write else 'edit'} {path} → {ended}"
+        verb = edit_verb(entry.tool, ran=ended is None)
+        return f"{verb} {path}" if ended is None else f"{verb} {path} → {ended}"
     if entry.role == "read":
         verb = "listed" if entry.tool in _LIST_TOOLS else "read"
         return f"{verb} {path}" if ended is None else f"{verb} {path} → {ended}"
