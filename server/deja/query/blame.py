@@ -12,6 +12,7 @@ import orjson
 from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
 
 from .rows import named
+from .scope import known_workspaces
 
 FILE_ROLES = ("edit", "read", "attached")
 
@@ -103,7 +104,7 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     here = normalize_workspace(cwd)
     absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
     relative = None
-    for (workspace,) in db.execute("SELECT DISTINCT workspace FROM sessions"):
+    for workspace in known_workspaces(db):
         candidate = relative_to_workspace(absolute, workspace)
         if candidate not in (absolute, "") and (relative is None or len(candidate) < len(relative)):
             relative = candidate

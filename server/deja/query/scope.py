@@ -38,7 +38,8 @@ class ScopeChoice:
     notes: list[str] = field(default_factory=list)
 
 
-def _workspaces(db: sqlite3.Connection) -> list[str]:
+def known_workspaces(db: sqlite3.Connection) -> list[str]:
+    """Every workspace the index has a session of."""
     return [row[0] for row in db.execute("SELECT DISTINCT workspace FROM sessions")]
 
 
@@ -46,7 +47,7 @@ def folders_scope(db: sqlite3.Connection, folders: Sequence[str]) -> ScopeChoice
     """An editor's workspace folders (URIs or paths): for each, the innermost Continue
     workspace holding it (or the folder itself) and every workspace inside that; all
     workspaces, with a note, when no session belongs to any folder."""
-    known = _workspaces(db)
+    known = known_workspaces(db)
     targets = [t for t in (normalize_workspace(f) for f in folders) if t]
     found: set[str] = set()
     for target in targets:
@@ -61,24 +62,25 @@ def folders_scope(db: sqlite3.Connection, folders: Sequence[str]) -> ScopeChoice
     return ScopeChoice(Scope(tuple(sorted(found)), label=", ".join(targets)))
 
 
-def workspace_scope(db: sqlite3.Connection, directory: str) -> Scope:
+def _within(known: Sequence[str], directory: str) -> Scope:
     """Sessions whose workspace is `directory` or lies inside it."""
     target = normalize_workspace(directory)
-    found = tuple(w for w in _workspaces(db) if workspace_contains(target, w))
+    found = tuple(w for w in known if workspace_contains(target, w))
     return Scope(found or ("\x00none",), label=target)
 
 
 def current_scope(db: sqlite3.Connection, cwd: str) -> ScopeChoice:
     """The Continue workspace containing the current directory; all of them when none does."""
     here = normalize_workspace(cwd)
-    containing = [w for w in _workspaces(db) if workspace_contains(w, here)]
+    known = known_workspaces(db)
+    containing = [w for w in known if workspace_contains(w, here)]
     if not containing:
         return ScopeChoice(
             Scope(), [f"no Continue session has a workspace containing {here}; searching all"]
         )
     # The innermost workspace that holds the directory, plus any nested inside it.
     innermost = max(containing, key=len)
-    return ScopeChoice(workspace_scope(db, innermost))
+    return ScopeChoice(_within(known, innermost))
 
 
 def named_scope(db: sqlite3.Connection, given: str, cwd: str) -> Scope:
@@ -86,19 +88,19 @@ def named_scope(db: sqlite3.Connection, given: str, cwd: str) -> Scope:
     file:// URI) that is a workspace or holds some; else, for a name that is not written as a
     path, the one workspace whose path ends with it (`myproj`, `work/myproj`); else the
     innermost workspace holding the folder."""
-    known = _workspaces(db)
+    known = known_workspaces(db)
     as_path = given.lower().startswith("file://") or given.startswith(("/", ".", "~"))
     if given.lower().startswith("file://"):
         target = normalize_workspace(given)
     else:
         target = normalize_workspace(os.path.normpath(os.path.join(cwd, os.path.expanduser(given))))
     if any(workspace_contains(target, workspace) for workspace in known):
-        return workspace_scope(db, target)
+        return _within(known, target)
     if not as_path:
         tail = given.replace("\\", "/").strip("/")
         ending = sorted(w for w in known if w == tail or w.endswith("/" + tail))
         if len(ending) == 1:
-            return workspace_scope(db, ending[0])
+            return _within(known, ending[0])
         if ending:
             raise WorkspaceError(
                 f"{given!r} matches {len(ending)} workspaces ({', '.join(ending)});"
@@ -106,7 +108,7 @@ def named_scope(db: sqlite3.Connection, given: str, cwd: str) -> Scope:
             )
     containing = [w for w in known if workspace_contains(w, target)]
     if containing:
-        return workspace_scope(db, max(containing, key=len))
+        return _within(known, max(containing, key=len))
     raise WorkspaceError(
         f"no Continue workspace matches {given!r} (`deja sessions --all` lists the sessions of"
         " every workspace)"
