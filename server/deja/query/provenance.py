@@ -1,0 +1,186 @@
+"""Per-line provenance of a file's current text, like `git blame` with move detection: which past
+edit's written text each line is, and whether it was changed since. Pure.
+
+The file's recorded writes and edits are walked oldest to newest; each hunk's written lines claim
+the document lines they match as a sequence (difflib, the document as the matcher's second
+sequence so its index is built once per text). A block moved elsewhere is found by matching what
+is left of the hunk again. A line between or next to matched blocks that is similar to the
+written line facing it is claimed as "changed since". Trivial lines (blank, lone brackets) never
+anchor a match: they are claimed only inside or at the edge of a matched run. An Edit's written
+text that stands once in the document as a substring claims the line(s) it stands in.
+
+Every line keeps the stack of hunks that claimed it; its owner is the newest exact claim, else
+the newest "changed since" one. A new version of the text (a keystroke) re-checks only the lines
+between the unchanged head and tail against what claimed them before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import cached_property
+from typing import NamedTuple
+
+from deja.errors import DejaError
+
+from .blame import FileEvent, LineRange
+
+SIMILAR = 0.6  # difflib ratio from which a line is the written one "changed since"
+MOVE_MIN_LINES = 3  # a moved block is found when at least this long
+NEAR_LINES = 12  # how many lines facing a matched block are compared for similarity
+INCREMENTAL_LINES = 64  # a new version changing more lines than this is recomputed whole
+
+
+class LineError(DejaError):
+    """A line number the file does not have."""
+
+
+class Claim(NamedTuple):
+    """A hunk's claim on one line. `source` is the written line it matched (its index in the
+    hunk's lines); `changed` when the document's line is only similar to it."""
+
+    event: int
+    hunk: int
+    source: int
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    event: int
+    hunk: int
+    lines: tuple[str, ...]  # written lines, trailing spaces dropped
+    solid: tuple[bool, ...]  # per line: not trivial, so it may anchor a match
+    text: str  # the written text, for a partial-line Edit
+    partial: bool  # an Edit's: it may stand inside a line
+
+
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def is_trivial(key: str) -> bool:
+    """Blank, or a lone bracket or punctuation: never evidence on its own."""
+    return len(key.strip()) <= 3 and not _ALNUM.search(key)
+
+
+def solid_lines(keys: Sequence[str]) -> list[bool]:
+    """`not is_trivial` of each line (inlined: it runs over every line of the document)."""
+    return [len(key.strip()) > 3 or _ALNUM.search(key) is not None for key in keys]
+
+
+def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
+    """Every written hunk, oldest event first (`events` come newest first)."""
+    hunks: list[Hunk] = []
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if event.role != "edit":
+            continue
+        for number, (replaced, written) in enumerate(event.hunks):
+            text = written.strip("\n")
+            if text.strip():
+                lines = tuple(line.rstrip() for line in text.split("\n"))
+                solid = tuple(solid_lines(lines))
+                hunks.append(Hunk(index, number, lines, solid, text, replaced is not None))
+    return hunks
+
+
+def similar(a: str, b: str) -> bool:
+    a, b = a.strip(), b.strip()
+    if is_trivial(a) or is_trivial(b):
+        return False
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR
+
+
+def check_line(document: str, line: int, name: str) -> int:
+    """A 1-based line number → zero-based, or a `LineError` saying what the file holds."""
+    count = len(document_lines(document))
+    if line < 1 or line > count:
+        held = f"it has {count} line{'s' if count != 1 else ''}" if count else "it is empty"
+        raise LineError(f"line {line} is not in {name}: {held} (lines count from 1)")
+    return line - 1
+
+
+def document_lines(document: str) -> list[str]:
+    lines = document.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final line break ends the last line; it starts none
+    return lines
+
+
+@dataclass
+class Provenance:
+    """Built by `provenance_match.provenance`; a new text's by `provenance_match.updated`."""
+
+    events: list[FileEvent]
+    hunks: list[Hunk]
+    texts: list[str]  # the document's lines
+    keys: list[str]  # the same, trailing spaces dropped
+    stacks: list[tuple[Claim, ...]]  # per line, oldest claim first
+    # Exact columns of a partial-line Edit's claim, while its lines are unchanged.
+    columns: dict[tuple[int, int], LineRange] = field(default_factory=dict)
+
+    def owner(self, line: int) -> Claim | None:
+        stack = self.stacks[line] if 0 <= line < len(self.stacks) else ()
+        for claim in reversed(stack):
+            if not claim.changed:
+                return claim
+        return stack[-1] if stack else None
+
+    def at_line(self, line: int) -> list[FileEvent]:
+        """The events that claimed `line`: its owner first, then the others newest first."""
+        owner = self.owner(line)
+        if owner is None:
+            return []
+        order = [owner.event, *(c.event for c in reversed(self.stacks[line]))]
+        return [self.events[index] for index in dict.fromkeys(order)]
+
+    def run(self, line: int) -> tuple[int, int]:
+        """The lines around `line` (first, last) owned by the same hunk."""
+        owner = self.owner(line)
+        first = last = line
+        if owner is None:
+            return first, last
+        key = owner[:2]
+        while first > 0 and (o := self.owner(first - 1)) is not None and o[:2] == key:
+            first -= 1
+        while (o := self.owner(last + 1)) is not None and o[:2] == key:
+            last += 1
+        return first, last
+
+    def runs(self) -> list[tuple[int, Claim]]:
+        """The first line of each run of lines owned by the same event, with its owner."""
+        found: list[tuple[int, Claim]] = []
+        previous = -1
+        for line in range(len(self.stacks)):
+            owner = self.owner(line)
+            if owner is not None and owner.event != previous:
+                found.append((line, owner))
+            previous = owner.event if owner is not None else -1
+        return found
+
+    @cached_property
+    def hunk_ranges(self) -> dict[tuple[int, int], LineRange]:
+        """Per (event, hunk): from the first to the last line it claimed."""
+        spans: dict[tuple[int, int], list[int]] = {}
+        for line, stack in enumerate(self.stacks):
+            for claim in stack:
+                span = spans.setdefault((claim.event, claim.hunk), [line, line])
+                span[1] = line
+        return {
+            key: self.columns.get(key)
+            or LineRange(first, 0, last, len(self.texts[last]) if last < len(self.texts) else 0)
+            for key, (first, last) in spans.items()
+        }
+
+    def event_ranges(self, index: int) -> list[LineRange | None]:
+        """Each hunk of `events[index]`: where what it wrote stands now (None: nowhere)."""
+        ranges = self.hunk_ranges
+        return [ranges.get((index, h)) for h in range(len(self.events[index].hunks))]
+
+    def place(self) -> None:
+        """Fill every event's `ranges` from this mapping."""
+        for index, event in enumerate(self.events):
+            event.ranges = self.event_ranges(index)
