@@ -94,6 +94,15 @@ def similar(a: str, b: str) -> bool:
     return matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR
 
 
+def vocabulary(hunks: Sequence[Hunk]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """What `Provenance.may_claim` looks for."""
+    lines = frozenset(
+        line for h in hunks for line, solid in zip(h.lines, h.solid, strict=True) if solid
+    )
+    pieces = {line.strip() for h in hunks if h.partial for line in h.lines if not is_trivial(line)}
+    return lines, tuple(sorted(pieces))
+
+
 def check_line(document: str, line: int, name: str) -> int:
     """A 1-based line number → zero-based, or a `LineError` saying what the file holds."""
     count = len(document_lines(document))
@@ -121,6 +130,13 @@ class Provenance:
     stacks: list[tuple[Claim, ...]]  # per line, oldest claim first
     # Exact columns of a partial-line Edit's claim, while its lines are unchanged.
     columns: dict[tuple[int, int], LineRange] = field(default_factory=dict)
+    # Every written line, and every piece of a partial-line Edit: a new line holding one may be
+    # claimed by a hunk that did not claim it before.
+    vocabulary: frozenset[str] = frozenset()
+    pieces: tuple[str, ...] = ()
+
+    def may_claim(self, key: str) -> bool:
+        return key in self.vocabulary or any(piece in key for piece in self.pieces)
 
     def owner(self, line: int) -> Claim | None:
         stack = self.stacks[line] if 0 <= line < len(self.stacks) else ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
 from difflib import SequenceMatcher
 from itertools import accumulate
 
@@ -21,6 +22,7 @@ from .provenance import (
     prepare,
     similar,
     solid_lines,
+    vocabulary,
 )
 
 Taken = dict[int, Claim]  # document line → one hunk's claim on it
@@ -51,7 +53,8 @@ def provenance(
             continue
         for line, claim in match_lines(hunk, keys, where).items():
             claims[line].append(claim)
-    return Provenance(events, hunks, texts, keys, [tuple(c) for c in claims], columns)
+    stacks = [tuple(c) for c in claims]
+    return Provenance(events, hunks, texts, keys, stacks, columns, *vocabulary(hunks))
 
 
 def line_starts(texts: list[str]) -> list[int]:
@@ -324,7 +327,11 @@ def updated(old: Provenance, document: str) -> Provenance:
             continue
         for k in range(j2 - j1):
             before = old.stacks[head + i1 + k] if i1 + k < i2 else ()
-            middle.append(recheck(before, new_middle[j1 + k], hunks))
+            text = new_middle[j1 + k]
+            after = recheck(before, text, hunks)
+            if not after and old.may_claim(text):  # text some hunk wrote: where it goes is a match
+                return provenance(old.events, document, old.hunks)
+            middle.append(after)
     stacks = old.stacks[:head] + middle + old.stacks[len(old.stacks) - tail :]
     shift, changed_from = len(keys) - len(old.keys), len(old.keys) - tail
     columns: dict[tuple[int, int], LineRange] = {}
@@ -335,4 +342,4 @@ def updated(old: Provenance, document: str) -> Provenance:
             columns[key] = LineRange(
                 span.start_line + shift, span.start_char, span.end_line + shift, span.end_char
             )
-    return Provenance(old.events, old.hunks, texts, keys, stacks, columns)
+    return replace(old, texts=texts, keys=keys, stacks=stacks, columns=columns)
