@@ -37,14 +37,18 @@ def test_a_write_keeps_its_lines_through_a_human_change_anywhere() -> None:
 
 
 def test_newer_claims_win_and_older_ones_are_kept_below() -> None:
-    old = "    return value * 3 + offset_3"
-    new = "    return value * 3 + offset_3 + bias"
+    old = "def step_3(value):\n    return value * 3 + offset_3"
+    new = "def step_3(value):\n    return value * 3 + offset_3 + bias"
     edited = FILE.replace(old, new)
     events = [event("edit", 2, [(old, new)]), event("write", 1, [(None, FILE)])]
-    line = edited.split("\n").index(new)
+    line = edited.split("\n").index("    return value * 3 + offset_3 + bias")
     assert owner(events, edited, line) == ("edit", False)
-    assert owner(events, edited, line - 1) == ("write", False)
-    assert [e.session_id for e in provenance(events, edited).at_line(line)] == ["edit", "write"]
+    assert owner(events, edited, line - 2) == ("write", False)
+    mapping = provenance(events, edited)
+    # Both wrote the `def` line as it is; the Write's older text of the next line is not asked
+    # about (a newer exact claim owns it whatever the older one says).
+    assert [e.session_id for e in mapping.at_line(line - 1)] == ["edit", "write"]
+    assert [e.session_id for e in mapping.at_line(line)] == ["edit"]
 
 
 def test_an_edit_of_part_of_a_line_claims_the_line_it_stands_in() -> None:

@@ -61,11 +61,13 @@ def test_a_line_changed_by_hand_is_the_writes_changed_since(project: Project) ->
     )
 
 
-def test_the_newer_edit_owns_its_line_and_the_write_is_listed_after(project: Project) -> None:
+def test_the_newer_edit_owns_its_lines_and_the_write_is_listed_after(project: Project) -> None:
     data = blame(project, "--line", str(EDITED_LINE))
     owner = data["written_by"]
     assert isinstance(owner, dict) and (owner["session_id"], owner["tool"]) == (EDITOR, "Edit")
-    events = data["events"]
+    assert [e["session_id"] for e in data["events"]] == [EDITOR]  # type: ignore[attr-defined]
+    # The `def` line both wrote as it stands: the Edit owns it, the Write comes after.
+    events = blame(project, "--line", str(EDITED_LINE - 2))["events"]
     assert isinstance(events, list) and [e["session_id"] for e in events] == [EDITOR, WRITER]
     edit = events[0]
     assert edit["ranges"] == [

@@ -80,7 +80,10 @@ async def test_hover_names_the_write_on_its_lines_and_the_edit_on_its_own(
     assert "changed since" not in written
     edited = await hover(client, uri, EDITED_LINE - 1)
     assert edited is not None and f"**{EDITOR_TITLE}**" in edited
-    assert f"Also edited by: {WRITER_TITLE}" in edited
+    assert "Also edited by" not in edited
+    rewritten = await hover(client, uri, EDITED_LINE - 3)  # the `def` line, as both wrote it
+    assert rewritten is not None and f"**{EDITOR_TITLE}**" in rewritten
+    assert f"Also edited by: {WRITER_TITLE}" in rewritten
     by_hand = await hover(client, uri, HAND_LINE - 1)
     assert by_hand is not None and f"written by {WRITER_TITLE}, changed since" in by_hand
 
@@ -99,7 +102,7 @@ async def test_unsaved_edits_keep_the_writes_hover_on_untouched_lines(
     below = await hover(client, uri, EDITED_LINE + 1)
     assert below is not None and f"**{EDITOR_TITLE}**" in below
     history = await client.request(
-        "deja/fileHistory", {"uri": uri, "position": {"line": EDITED_LINE + 1, "character": 4}}
+        "deja/fileHistory", {"uri": uri, "position": {"line": EDITED_LINE - 1, "character": 4}}
     )
     assert [event["session_id"] for event in history["events"]] == [EDITOR, WRITER]
     edit = history["events"][0]

@@ -58,6 +58,7 @@ class Hunk:
 
 
 _ALNUM = re.compile(r"[^\W_]")
+_SOLID = re.compile(r"[^\W_]|\S.{2,}\S")  # a letter or digit, or over 3 characters once stripped
 
 
 def is_trivial(key: str) -> bool:
@@ -66,8 +67,8 @@ def is_trivial(key: str) -> bool:
 
 
 def solid_lines(keys: Sequence[str]) -> list[bool]:
-    """`not is_trivial` of each line (inlined: it runs over every line of the document)."""
-    return [len(key.strip()) > 3 or _ALNUM.search(key) is not None for key in keys]
+    """`not is_trivial` of each line, as one regular expression (it runs over every line)."""
+    return [found is not None for found in map(_SOLID.search, keys)]
 
 
 def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
@@ -86,12 +87,38 @@ def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
     return hunks
 
 
+def _shared_ends(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their start and end (not overlapping)."""
+    most = min(len(a), len(b))
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    head, low, high = low, 0, most - low
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle :] == b[len(b) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return head + low
+
+
 def similar(a: str, b: str) -> bool:
+    """`b` is `a` changed: difflib's ratio ≥ `SIMILAR`. Most changes keep a line's start and end,
+    which is checked first in C (slices); difflib runs only when that does not decide."""
     a, b = a.strip(), b.strip()
     if is_trivial(a) or is_trivial(b):
         return False
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    return matcher.real_quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR
+    total = len(a) + len(b)
+    if 2 * _shared_ends(a, b) >= SIMILAR * total:
+        return True
+    if 2 * min(len(a), len(b)) < SIMILAR * total:  # difflib's real_quick_ratio
+        return False
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
 
 
 def vocabulary(hunks: Sequence[Hunk]) -> tuple[frozenset[str], tuple[str, ...]]:

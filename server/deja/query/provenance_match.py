@@ -27,7 +27,9 @@ from .provenance import (
 
 Taken = dict[int, Claim]  # document line → one hunk's claim on it
 MAX_DEPTH = 8  # how deep runs are looked for between runs
-FALLBACK_PRODUCT = 40_000  # difflib between runs only over stretches this small (lines × lines)
+# difflib between runs only over stretches this small (indexing the document side is its cost)
+FALLBACK_LINES = 200
+FALLBACK_PRODUCT = 10_000
 
 
 def provenance(
@@ -38,22 +40,26 @@ def provenance(
     hunks = prepare(events) if hunks is None else hunks
     normalized = document.replace("\r\n", "\n")
     texts = document_lines(normalized)
-    keys = [text.rstrip() for text in texts]
-    claims: list[list[Claim]] = [[] for _ in keys]
+    keys = list(map(str.rstrip, texts))
+    claims: list[list[Claim]] = [[] for _ in keys]  # newest first, reversed at the end
+    exact = bytearray(len(keys))  # lines a newer hunk claimed exactly: no similarity needed
     columns: dict[tuple[int, int], LineRange] = {}
     where = positions(keys)
     starts = line_starts(texts)
-    for hunk in hunks:
+    for hunk in reversed(hunks):
         found = standing_substring(hunk, normalized, starts) if hunk.partial else None
         if found is not None:
             columns[(hunk.event, hunk.hunk)] = found
             for k in range(found.end_line - found.start_line + 1):
                 if found.start_line + k < len(claims):
                     claims[found.start_line + k].append(Claim(hunk.event, hunk.hunk, k, False))
+                    exact[found.start_line + k] = 1
             continue
-        for line, claim in match_lines(hunk, keys, where).items():
+        for line, claim in match_lines(hunk, keys, where, exact).items():
             claims[line].append(claim)
-    stacks = [tuple(c) for c in claims]
+            if not claim.changed:
+                exact[line] = 1
+    stacks = [tuple(c[::-1]) for c in claims]
     return Provenance(events, hunks, texts, keys, stacks, columns, *vocabulary(hunks))
 
 
@@ -168,8 +174,16 @@ def match_blocks(
 
 def _fallback(written: Sequence[str], keys: list[str], a: range, b: range) -> list[Block]:
     """No line is unique to both sides: difflib, when the stretch is small enough."""
-    if not a or not b or len(a) * len(b) > FALLBACK_PRODUCT:
+    if not a or not b or len(b) > FALLBACK_LINES or len(a) * len(b) > FALLBACK_PRODUCT:
         return []
+    if len(a) == 1:  # (its equal neighbours were grown into the runs around it)
+        key = written[a.start]
+        stretch = keys[b.start : b.stop]
+        return (
+            [(a.start, b.start + stretch.index(key), 1)]
+            if key in stretch and not is_trivial(key)
+            else []
+        )
     matcher = SequenceMatcher(None, written[a.start : a.stop], keys[b.start : b.stop], False)
     return [
         (a.start + x, b.start + y, size)
@@ -178,21 +192,10 @@ def _fallback(written: Sequence[str], keys: list[str], a: range, b: range) -> li
     ]
 
 
-def match_lines(hunk: Hunk, keys: list[str], where: Positions) -> Taken:
-    """One hunk's claims: its lines matched as a sequence, moved blocks, then similar lines."""
-    written = hunk.lines
-    blocks = match_blocks(hunk, keys, where, range(len(written)), range(len(keys)))
-    taken: Taken = {}
-    used = bytearray(len(written))
-    for a, b, size in blocks:
-        for k in range(size):
-            taken[b + k] = Claim(hunk.event, hunk.hunk, a + k, False)
-        used[a : a + size] = b"\x01" * size
-    if not blocks:
-        return taken
-    _moved(hunk, keys, where, used, taken)
-    _changed(hunk, blocks, keys, used, taken)
-    return taken
+def match_lines(hunk: Hunk, keys: list[str], where: Positions, exact: bytearray) -> Taken:
+    """One hunk's claims: its lines matched as a sequence, moved blocks, then similar lines
+    (not on lines in `exact`: a newer exact claim owns them whatever this one says)."""
+    return _HunkMatch(hunk, keys, where, exact).run()
 
 
 def _unused_runs(used: bytearray) -> list[tuple[int, int]]:
@@ -209,24 +212,6 @@ def _unused_runs(used: bytearray) -> list[tuple[int, int]]:
     return runs
 
 
-def _moved(hunk: Hunk, keys: list[str], where: Positions, used: bytearray, taken: Taken) -> None:
-    """What is left of the hunk, matched again over the whole document: a block the user moved
-    stands elsewhere."""
-    written = hunk.lines
-    for start, end in _unused_runs(used):
-        if end - start < MOVE_MIN_LINES:
-            continue
-        for a, b, size in match_blocks(hunk, keys, where, range(start, end), range(len(keys))):
-            lines = written[a : a + size]
-            if size < MOVE_MIN_LINES or sum(not is_trivial(x) for x in lines) < 2:
-                continue
-            if any(b + k in taken for k in range(size)):
-                continue
-            for k in range(size):
-                taken[b + k] = Claim(hunk.event, hunk.hunk, a + k, False)
-            used[a : a + size] = b"\x01" * size
-
-
 def _forward(start: int, stop: int) -> range:
     return range(start, min(stop, start + NEAR_LINES))
 
@@ -235,37 +220,76 @@ def _back(stop: int, start: int) -> range:
     return range(stop - 1, max(start, stop - NEAR_LINES) - 1, -1)
 
 
-def _changed(
-    hunk: Hunk, blocks: list[tuple[int, int, int]], keys: list[str], used: bytearray, taken: Taken
-) -> None:
-    """The lines facing each matched block's edges, outward from it: a document line similar
-    to the written line across from it is that line, changed since."""
-    first_a, first_b, _ = blocks[0]
-    _pair(hunk, _back(first_a, 0), _back(first_b, 0), keys, used, taken)
-    for index, (a, b, size) in enumerate(blocks):
-        last = index + 1 == len(blocks)
-        next_a, next_b = (len(hunk.lines), len(keys)) if last else blocks[index + 1][:2]
-        _pair(hunk, _forward(a + size, next_a), _forward(b + size, next_b), keys, used, taken)
-        if not last:
-            _pair(hunk, _back(next_a, a + size), _back(next_b, b + size), keys, used, taken)
+class _HunkMatch:
+    def __init__(self, hunk: Hunk, keys: list[str], where: Positions, exact: bytearray) -> None:
+        self.hunk, self.keys, self.where, self.exact = hunk, keys, where, exact
+        self.taken: Taken = {}
+        self.used = bytearray(len(hunk.lines))  # written lines already matched
 
+    def run(self) -> Taken:
+        hunk = self.hunk
+        blocks = match_blocks(
+            hunk, self.keys, self.where, range(len(hunk.lines)), range(len(self.keys))
+        )
+        for block in blocks:
+            self._claim(block)
+        if blocks:
+            self._moved()
+            self._changed(blocks)
+        return self.taken
 
-def _pair(
-    hunk: Hunk, sources: range, lines: range, keys: list[str], used: bytearray, taken: Taken
-) -> None:
-    """Each document line against the written lines about as far from the block as it is."""
-    if not sources:
-        return
-    written = hunk.lines
-    for k, line in enumerate(lines):
-        if line in taken:
-            continue
-        for j in range(max(0, k - 2), min(len(sources), k + 3)):
-            source = sources[j]
-            if not used[source] and similar(written[source], keys[line]):
-                taken[line] = Claim(hunk.event, hunk.hunk, source, True)
-                used[source] = 1
-                break
+    def _claim(self, block: Block) -> None:
+        a, b, size = block
+        event, number, taken = self.hunk.event, self.hunk.hunk, self.taken
+        for k in range(size):
+            taken[b + k] = Claim(event, number, a + k, False)
+        self.used[a : a + size] = b"\x01" * size
+
+    def _moved(self) -> None:
+        """What is left of the hunk, matched again over the whole document: a block the user
+        moved stands elsewhere."""
+        written, everywhere = self.hunk.lines, range(len(self.keys))
+        for start, end in _unused_runs(self.used):
+            if end - start < MOVE_MIN_LINES:
+                continue
+            for block in match_blocks(
+                self.hunk, self.keys, self.where, range(start, end), everywhere
+            ):
+                a, b, size = block
+                lines = written[a : a + size]
+                if size < MOVE_MIN_LINES or sum(not is_trivial(x) for x in lines) < 2:
+                    continue
+                if not any(b + k in self.taken for k in range(size)):
+                    self._claim(block)
+
+    def _changed(self, blocks: list[Block]) -> None:
+        """The lines facing each matched block's edges, outward from it: a document line
+        similar to the written line across from it is that line, changed since."""
+        first_a, first_b, _ = blocks[0]
+        self._pair(_back(first_a, 0), _back(first_b, 0))
+        for index, (a, b, size) in enumerate(blocks):
+            last = index + 1 == len(blocks)
+            next_a, next_b = (
+                (len(self.hunk.lines), len(self.keys)) if last else blocks[index + 1][:2]
+            )
+            self._pair(_forward(a + size, next_a), _forward(b + size, next_b))
+            if not last:
+                self._pair(_back(next_a, a + size), _back(next_b, b + size))
+
+    def _pair(self, sources: range, lines: range) -> None:
+        """Each document line against the written lines about as far from the block as it is."""
+        if not sources:
+            return
+        written, keys, used, taken = self.hunk.lines, self.keys, self.used, self.taken
+        for k, line in enumerate(lines):
+            if line in taken or self.exact[line]:
+                continue
+            for j in range(max(0, k - 2), min(len(sources), k + 3)):
+                source = sources[j]
+                if not used[source] and similar(written[source], keys[line]):
+                    taken[line] = Claim(self.hunk.event, self.hunk.hunk, source, True)
+                    used[source] = 1
+                    break
 
 
 def _common_prefix(a: list[str], b: list[str], most: int) -> int:
