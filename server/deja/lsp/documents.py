@@ -55,7 +55,8 @@ class FileView:
 
     def covering(self, position: types.Position) -> list[Placed]:
         """The edits that wrote the line: its owner first (its range the run of lines it owns
-        around the position), then the older claims on it, newest first."""
+        around the position), then the older claims on it, newest first (their range the line:
+        only the owner's is shown)."""
         mapping = self.mapping
         if mapping is None:
             return []
@@ -63,17 +64,18 @@ class FileView:
         if owner is None:
             return []
         first, last = mapping.run(position.line)
-        span = mapping.hunk_ranges[(owner.event, owner.hunk)]
-        if (span.start_line, span.end_line) != (first, last):
+        span = mapping.columns.get((owner.event, owner.hunk))
+        if span is None or (span.start_line, span.end_line) != (first, last):
             span = LineRange(first, 0, last, len(mapping.texts[last]))
         found = [Placed(mapping.events[owner.event], owner.hunk, self._client(span), owner.changed)]
+        line = position.line
+        here = self._client(LineRange(line, 0, line, len(mapping.texts[line])))
         seen = {owner.event}
-        for claim in reversed(mapping.stacks[position.line]):
+        for claim in reversed(mapping.stacks[line]):
             if claim.event not in seen:
                 seen.add(claim.event)
-                whole = mapping.hunk_ranges[(claim.event, claim.hunk)]
                 event = mapping.events[claim.event]
-                found.append(Placed(event, claim.hunk, self._client(whole), claim.changed))
+                found.append(Placed(event, claim.hunk, here, claim.changed))
         return found
 
     def runs(self) -> list[tuple[int, FileEvent]]:

@@ -121,6 +121,13 @@ def similar(a: str, b: str) -> bool:
     return SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
 
 
+def _owner(stack: tuple[Claim, ...]) -> Claim:
+    for claim in reversed(stack):
+        if not claim.changed:
+            return claim
+    return stack[-1]
+
+
 def vocabulary(hunks: Sequence[Hunk]) -> tuple[frozenset[str], tuple[str, ...]]:
     """What `Provenance.may_claim` looks for."""
     lines = frozenset(
@@ -165,12 +172,16 @@ class Provenance:
     def may_claim(self, key: str) -> bool:
         return key in self.vocabulary or any(piece in key for piece in self.pieces)
 
+    @cached_property
+    def owners(self) -> list[Claim | None]:
+        """Each line's owner: the newest exact claim, else the newest "changed since" one."""
+        return [
+            (stack[0] if len(stack) == 1 else _owner(stack)) if stack else None
+            for stack in self.stacks
+        ]
+
     def owner(self, line: int) -> Claim | None:
-        stack = self.stacks[line] if 0 <= line < len(self.stacks) else ()
-        for claim in reversed(stack):
-            if not claim.changed:
-                return claim
-        return stack[-1] if stack else None
+        return self.owners[line] if 0 <= line < len(self.stacks) else None
 
     def at_line(self, line: int) -> list[FileEvent]:
         """The events that claimed `line`: its owner first, then the others newest first."""
@@ -182,14 +193,15 @@ class Provenance:
 
     def run(self, line: int) -> tuple[int, int]:
         """The lines around `line` (first, last) owned by the same hunk."""
+        owners = self.owners
         owner = self.owner(line)
         first = last = line
         if owner is None:
             return first, last
         key = owner[:2]
-        while first > 0 and (o := self.owner(first - 1)) is not None and o[:2] == key:
+        while first > 0 and (o := owners[first - 1]) is not None and o[:2] == key:
             first -= 1
-        while (o := self.owner(last + 1)) is not None and o[:2] == key:
+        while last + 1 < len(owners) and (o := owners[last + 1]) is not None and o[:2] == key:
             last += 1
         return first, last
 
@@ -197,8 +209,7 @@ class Provenance:
         """The first line of each run of lines owned by the same event, with its owner."""
         found: list[tuple[int, Claim]] = []
         previous = -1
-        for line in range(len(self.stacks)):
-            owner = self.owner(line)
+        for line, owner in enumerate(self.owners):
             if owner is not None and owner.event != previous:
                 found.append((line, owner))
             previous = owner.event if owner is not None else -1
