@@ -3,6 +3,7 @@ lenses, hovers, scopes and fork commands, over real indexes built from small sto
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -422,6 +423,35 @@ def test_hover_markdown_has_the_edit_and_command_links(indexed: tuple[World, His
         "Fork it here": ("deja.forkSession", [EDIT_SESSION]),
         "File history": ("deja.showFileHistory", [uri]),
     }
+
+
+def test_hover_does_not_repeat_a_request_that_is_the_title(indexed: tuple[World, History]) -> None:
+    world, history = indexed
+    uri = world.config_py.as_uri()
+    view = build_view(history, uri, str(world.config_py), CONFIG_PY, UTF16)
+    (found,) = view.covering(types.Position(5, 0))
+    asked = found.event.request
+    for title, quoted in [
+        (asked, False),
+        ("  Parse_config leaks a file handle,\nfix it ", False),  # the same words, reflowed
+        (asked[:20] + "…", False),  # a title cut from the request
+        ("Make parse_config close its file", True),
+        (asked[:20] + " and more…", True),
+    ]:
+        event = dataclasses.replace(found.event, title=title)
+        markdown = hover_markdown([dataclasses.replace(found, event=event)], uri)
+        assert ("> parse\\_config leaks" in markdown) is quoted, title
+
+
+def test_hover_says_a_line_was_changed_since(indexed: tuple[World, History]) -> None:
+    world, history = indexed
+    uri = world.config_py.as_uri()
+    typed = CONFIG_PY.replace("json.load(handle)", "json.load(handle) or {}")
+    view = build_view(history, uri, str(world.config_py), typed, UTF16)
+    (found,) = view.covering(types.Position(5, 0))
+    assert found.changed and not view.covering(types.Position(4, 0))[0].changed
+    markdown = hover_markdown([found], uri)
+    assert "This line was written by Make parse\\_config close its file, changed since." in markdown
 
 
 def test_lenses_count_sessions_and_name_each_written_range(indexed: tuple[World, History]) -> None:

@@ -169,8 +169,15 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
     );
     await screenshot(page, "03-diff-of-an-edit");
-    // The code lens at the top of the file runs the same command.
+    // The code lens at the top of the file runs the same command (scrolled to the very top: the
+    // lenses above the edited lines may have scrolled it a little).
     await openFile(page, "pricing.py");
+    await page.keyboard.press("Control+Home");
+    const area = await activeEditor(page).locator(".view-lines").boundingBox();
+    if (area !== null) {
+      await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+      await page.mouse.wheel(0, -2000);
+    }
     await activeEditor(page).locator(".contentWidgets .codelens-decoration a", { hasText: "2 Continue sessions touched this file" }).first().click();
     await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py" }).waitFor({ state: "visible", timeout: 15_000 });
     await reset(page);
@@ -280,8 +287,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await lines.filter({ hasText: "> 0" }).first().click();
     await page.keyboard.press("End");
     await page.keyboard.type("  # and one changed by hand");
-    await page.locator(".tabs-container .tab.active.dirty", { hasText: "inventory.py" }).waitFor({ state: "visible", timeout: 10_000 });
-    assert.equal(readFileSync(join(editor.fixture.workspace, "src", "inventory.py"), "utf8"), INVENTORY_PY, "nothing was saved");
+    await lines.filter({ hasText: "# and one changed by hand" }).first().waitFor({ state: "visible" });
     const hover = await hoverOn(page, WRITTEN_INVENTORY, "count", TITLE_DISCOUNT);
     const text = (await hover.first().innerText()).replace(/\u00a0/g, " ");
     assert.match(text, new RegExp(TITLE_DISCOUNT), "the hover names the Write's session");
@@ -289,9 +295,10 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     assert.match(text, /Open session/);
     await sleep(400); // the hover fades in
     await screenshot(page, "08-hover-on-unsaved-edits");
+    assert.equal(readFileSync(join(editor.fixture.workspace, "src", "inventory.py"), "utf8"), INVENTORY_PY, "the edits were never saved");
     await reset(page);
     await runCommand(page, "File: Revert File");
-    await page.locator(".tabs-container .tab.active.dirty", { hasText: "inventory.py" }).waitFor({ state: "detached", timeout: 10_000 });
+    await lines.filter({ hasText: "# a note typed in the editor" }).first().waitFor({ state: "detached", timeout: 10_000 });
   });
 });
 

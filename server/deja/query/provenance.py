@@ -55,6 +55,7 @@ class Hunk:
     solid: tuple[bool, ...]  # per line: not trivial, so it may anchor a match
     text: str  # the written text, for a partial-line Edit
     partial: bool  # an Edit's: it may stand inside a line
+    ends_line: bool  # the written text ran to the end of its last line
 
 
 _ALNUM = re.compile(r"[^\W_]")
@@ -83,7 +84,8 @@ def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
             if text.strip():
                 lines = tuple(line.rstrip() for line in text.split("\n"))
                 solid = tuple(solid_lines(lines))
-                hunks.append(Hunk(index, number, lines, solid, text, replaced is not None))
+                ends = written.endswith("\n")
+                hunks.append(Hunk(index, number, lines, solid, text, replaced is not None, ends))
     return hunks
 
 

@@ -76,6 +76,9 @@ def standing_substring(hunk: Hunk, document: str, starts: list[int]) -> LineRang
     first = document.find(needle)
     if first < 0 or document.find(needle, first + 1) >= 0:
         return None
+    end = first + len(needle)
+    if hunk.ends_line and end < len(document) and document[end] != "\n":
+        return None  # its last line goes on: changed since, which the line match tells
     start_line = bisect_right(starts, first) - 1
     start_char = first - starts[start_line]
     pieces = needle.split("\n")
@@ -322,7 +325,10 @@ def recheck(
     for claim in stack:
         hunk = hunks[(claim.event, claim.hunk)]
         piece = hunk.lines[claim.source]
-        if key == piece or (hunk.partial and not is_trivial(piece) and piece.strip() in key):
+        inside = hunk.partial and not is_trivial(piece) and piece.strip() in key
+        if inside and hunk.ends_line and claim.source == len(hunk.lines) - 1:
+            inside = key.endswith(piece.strip())
+        if key == piece or inside:
             kept.append(claim._replace(changed=False))
         elif similar(piece, key):
             kept.append(claim._replace(changed=True))
