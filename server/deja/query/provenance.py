@@ -17,10 +17,12 @@ between the unchanged head and tail against what claimed them before.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cached_property
+from itertools import compress
 from typing import NamedTuple
 
 from deja.errors import DejaError
@@ -53,6 +55,7 @@ class Hunk:
     hunk: int
     lines: tuple[str, ...]  # written lines, trailing spaces dropped
     solid: tuple[bool, ...]  # per line: not trivial, so it may anchor a match
+    unique: tuple[int, ...]  # the solid lines standing once in the hunk
     text: str  # the written text, for a partial-line Edit
     partial: bool  # an Edit's: it may stand inside a line
     ends_line: bool  # the written text ran to the end of its last line
@@ -69,7 +72,7 @@ def is_trivial(key: str) -> bool:
 
 def solid_lines(keys: Sequence[str]) -> list[bool]:
     """`not is_trivial` of each line, as one regular expression (it runs over every line)."""
-    return [found is not None for found in map(_SOLID.search, keys)]
+    return list(map(bool, map(_SOLID.search, keys)))
 
 
 def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
@@ -82,10 +85,15 @@ def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
         for number, (replaced, written) in enumerate(event.hunks):
             text = written.strip("\n")
             if text.strip():
-                lines = tuple(line.rstrip() for line in text.split("\n"))
+                lines = tuple(map(str.rstrip, text.split("\n")))
                 solid = tuple(solid_lines(lines))
+                counts = Counter(compress(lines, solid))
+                unique = tuple(
+                    n for n in compress(range(len(lines)), solid) if counts[lines[n]] == 1
+                )
                 ends = written.endswith("\n")
-                hunks.append(Hunk(index, number, lines, solid, text, replaced is not None, ends))
+                partial = replaced is not None
+                hunks.append(Hunk(index, number, lines, solid, unique, text, partial, ends))
     return hunks
 
 
@@ -162,7 +170,7 @@ class Provenance:
     events: list[FileEvent]
     hunks: list[Hunk]
     texts: list[str]  # the document's lines
-    keys: list[str]  # the same, trailing spaces dropped
+    keys: tuple[str, ...]  # the same, trailing spaces dropped
     stacks: list[tuple[Claim, ...]]  # per line, oldest claim first
     # Exact columns of a partial-line Edit's claim, while its lines are unchanged.
     columns: dict[tuple[int, int], LineRange] = field(default_factory=dict)

@@ -4,10 +4,12 @@ new version of the text (`updated`). Pure; the model and its rules are in `prove
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
-from itertools import accumulate
+from functools import partial
+from itertools import accumulate, compress, repeat
 
 from .blame import FileEvent, LineRange
 from .provenance import (
@@ -25,7 +27,9 @@ from .provenance import (
     vocabulary,
 )
 
+_make = partial(tuple.__new__, Claim)  # a Claim from a tuple, without Python code in between
 Taken = dict[int, Claim]  # document line → one hunk's claim on it
+STRETCH_LINES = 256  # a run between runs this short is searched by slicing it
 MAX_DEPTH = 8  # how deep runs are looked for between runs
 # difflib between runs only over stretches this small (indexing the document side is its cost)
 FALLBACK_LINES = 200
@@ -40,32 +44,33 @@ def provenance(
     hunks = prepare(events) if hunks is None else hunks
     normalized = document.replace("\r\n", "\n")
     texts = document_lines(normalized)
-    keys = list(map(str.rstrip, texts))
-    claims: list[list[Claim]] = [[] for _ in keys]  # newest first, reversed at the end
+    keys = tuple(map(str.rstrip, texts))
+    claims: list[list[Claim]] = list(map(list, repeat((), len(keys))))  # newest claim first
     exact = bytearray(len(keys))  # lines a newer hunk claimed exactly: no similarity needed
     columns: dict[tuple[int, int], LineRange] = {}
-    where = positions(keys)
-    starts = line_starts(texts)
+    where = Positions(keys)
+    starts: list[int] = []
     for hunk in reversed(hunks):
-        found = standing_substring(hunk, normalized, starts) if hunk.partial else None
-        if found is not None:
-            columns[(hunk.event, hunk.hunk)] = found
-            for k in range(found.end_line - found.start_line + 1):
-                if found.start_line + k < len(claims):
-                    claims[found.start_line + k].append(Claim(hunk.event, hunk.hunk, k, False))
-                    exact[found.start_line + k] = 1
-            continue
-        for line, claim in match_lines(hunk, keys, where, exact).items():
-            claims[line].append(claim)
-            if not claim.changed:
-                exact[line] = 1
-    stacks = [tuple(c[::-1]) for c in claims]
+        if hunk.partial:
+            starts = starts or line_starts(texts)
+            found = standing_substring(hunk, normalized, starts)
+            if found is not None:
+                columns[(hunk.event, hunk.hunk)] = found
+                end = min(found.end_line + 1, len(claims))
+                for k, line in enumerate(range(found.start_line, end)):
+                    claims[line].append(Claim(hunk.event, hunk.hunk, k, False))
+                exact[found.start_line : end] = b"\x01" * (end - found.start_line)
+                continue
+        taken = match_lines(hunk, keys, where, exact)  # marks its exact lines in `exact`
+        # (each list's append, in C: this runs for every line every hunk claims)
+        deque(map(list.append, map(claims.__getitem__, taken), taken.values()), maxlen=0)
+    stacks = list(map(tuple, map(reversed, claims)))
     return Provenance(events, hunks, texts, keys, stacks, columns, *vocabulary(hunks))
 
 
 def line_starts(texts: list[str]) -> list[int]:
     """The offset in the document where each line starts."""
-    return [0, *accumulate(len(text) + 1 for text in texts)][: len(texts)]
+    return [0, *accumulate(map((1).__add__, map(len, texts)))][: len(texts)]
 
 
 def standing_substring(hunk: Hunk, document: str, starts: list[int]) -> LineRange | None:
@@ -91,38 +96,76 @@ def _anchored(lines: Sequence[str]) -> bool:
 
 
 Block = tuple[int, int, int]  # written line, document line, length
-Positions = dict[str, list[int]]  # a non-trivial line → where it stands in the document
+Keys = Sequence[str]  # lines, trailing spaces dropped (tuples: their slices compare in C)
 
 
-def positions(keys: list[str]) -> Positions:
-    found: Positions = {}
-    for line, (key, solid) in enumerate(zip(keys, solid_lines(keys), strict=True)):
-        if solid:
-            found.setdefault(key, []).append(line)
-    return found
+class Positions:
+    """Where the document's non-trivial lines stand: counted in C once; a line standing more
+    than once is looked up in a stretch only when a run between runs asks."""
+
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
+        self.count = Counter(compress(keys, solid_lines(keys)))
+        self.last = dict(zip(keys, range(len(keys)), strict=True))
+        self._many: dict[str, list[int]] = {}
+
+    def once_in(self, key: str, b: range, stretch: Keys | None) -> int:
+        """Where `key` stands in `b` when it stands there once (`stretch`: `b`'s lines when
+        small), else -1."""
+        count = self.count.get(key, 0)
+        if count == 1:
+            line = self.last[key]
+            return line if b.start <= line < b.stop else -1
+        if count == 0 or len(b) == len(self.keys):
+            return -1
+        if stretch is not None:
+            return b.start + stretch.index(key) if stretch.count(key) == 1 else -1
+        found = self._listed().get(key, [])
+        low = bisect_left(found, b.start)
+        one = low < len(found) and found[low] < b.stop
+        return found[low] if one and (low + 1 == len(found) or found[low + 1] >= b.stop) else -1
+
+    def _listed(self) -> dict[str, list[int]]:
+        if not self._many:
+            count = self.count
+            for line, key in enumerate(self.keys):
+                if count.get(key, 0) > 1:
+                    self._many.setdefault(key, []).append(line)
+        return self._many
 
 
 def _anchors(hunk: Hunk, where: Positions, a: range, b: range) -> list[tuple[int, int]]:
     """Lines standing once in the hunk's `a` and once in the document's `b`, in order on both
     sides (the longest increasing run of their document lines: patience diff)."""
-    once: dict[str, int] = {}
-    written, solid = hunk.lines, hunk.solid
-    for index in a:
-        if solid[index]:
-            key = written[index]
-            once[key] = -1 if key in once else index
-    pairs: list[tuple[int, int]] = []
-    for key, index in once.items():
-        found = where.get(key)
-        if index >= 0 and found:
-            low = bisect_left(found, b.start)
-            if (
-                low < len(found)
-                and found[low] < b.stop
-                and (low + 1 == len(found) or found[low + 1] >= b.stop)
-            ):
-                pairs.append((index, found[low]))
-    pairs.sort()
+    written = hunk.lines
+    if len(a) == len(written):
+        candidates: Sequence[int] = hunk.unique
+    else:
+        once: dict[str, int] = {}
+        solid = hunk.solid
+        for index in a:
+            if solid[index]:
+                key = written[index]
+                once[key] = -1 if key in once else index
+        candidates = [index for index in once.values() if index >= 0]
+    if len(b) == len(where.keys):  # the whole document: a count and a position say it all
+        count, last = where.count, where.last
+        pairs = [(i, last[key]) for i in candidates if count.get(key := written[i]) == 1]
+    else:
+        stretch = where.keys[b.start : b.stop] if len(b) <= STRETCH_LINES else None
+        pairs = [
+            (index, line)
+            for index in candidates
+            if (line := where.once_in(written[index], b, stretch)) >= 0
+        ]
+    lines = [line for _, line in pairs]
+    if lines == sorted(lines):  # the usual case: nothing moved
+        return pairs
+    return _increasing(pairs)
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of `pairs` (in order of their first item) whose second items increase."""
     tails: list[int] = []  # tails[k]: the smallest document line ending an increasing run of k+1
     tail_pair: list[int] = []
     back: list[int] = []
@@ -142,8 +185,37 @@ def _anchors(hunk: Hunk, where: Positions, a: range, b: range) -> list[tuple[int
     return chain[::-1]
 
 
+def _grow(a: Keys, b: Keys, i: int, j: int, most: int) -> int:
+    """How many lines `a[i:]` and `b[j:]` share at their start (at most `most`), compared in
+    growing slices (C) rather than line by line."""
+    n, step = 0, 4
+    while n < most:
+        k = min(step, most - n)
+        if a[i + n : i + n + k] == b[j + n : j + n + k]:
+            n, step = n + k, step * 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return n
+
+
+def _grow_back(a: Keys, b: Keys, i: int, j: int, most: int) -> int:
+    """How many lines `a[:i]` and `b[:j]` share at their end (at most `most`)."""
+    n, step = 0, 4
+    while n < most:
+        k = min(step, most - n)
+        if a[i - n - k : i - n] == b[j - n - k : j - n]:
+            n, step = n + k, step * 2
+        elif k == 1:
+            break
+        else:
+            step = k // 2
+    return n
+
+
 def match_blocks(
-    hunk: Hunk, keys: list[str], where: Positions, a: range, b: range, depth: int = 0
+    hunk: Hunk, keys: Keys, where: Positions, a: range, b: range, depth: int = 0
 ) -> list[Block]:
     """Runs of equal lines, in order on both sides: anchored on lines unique to both, grown
     while the lines around are equal (trivial ones too), and again between the runs."""
@@ -154,20 +226,21 @@ def match_blocks(
     blocks: list[Block] = []
     low_a, low_b = a.start, b.start
     for anchor_a, anchor_b in anchors:
-        if blocks and anchor_a < blocks[-1][0] + blocks[-1][2]:
+        if anchor_a < low_a or anchor_b < low_b:
             continue  # already inside the run grown from the previous anchor
-        start_a, start_b = anchor_a, anchor_b
-        while start_a > low_a and start_b > low_b and written[start_a - 1] == keys[start_b - 1]:
-            start_a, start_b = start_a - 1, start_b - 1
-        end_a, end_b = anchor_a + 1, anchor_b + 1
-        while end_a < a.stop and end_b < b.stop and written[end_a] == keys[end_b]:
-            end_a, end_b = end_a + 1, end_b + 1
+        back = _grow_back(
+            written, keys, anchor_a, anchor_b, min(anchor_a - low_a, anchor_b - low_b)
+        )
+        start_a, start_b = anchor_a - back, anchor_b - back
+        size = back + _grow(
+            written, keys, anchor_a, anchor_b, min(a.stop - anchor_a, b.stop - anchor_b)
+        )
         if depth < MAX_DEPTH and start_a > low_a and start_b > low_b:
             blocks += match_blocks(
                 hunk, keys, where, range(low_a, start_a), range(low_b, start_b), depth + 1
             )
-        blocks.append((start_a, start_b, end_a - start_a))
-        low_a, low_b = end_a, end_b
+        blocks.append((start_a, start_b, size))
+        low_a, low_b = start_a + size, start_b + size
     if depth < MAX_DEPTH and low_a < a.stop and low_b < b.stop:
         blocks += match_blocks(
             hunk, keys, where, range(low_a, a.stop), range(low_b, b.stop), depth + 1
@@ -175,7 +248,7 @@ def match_blocks(
     return blocks
 
 
-def _fallback(written: Sequence[str], keys: list[str], a: range, b: range) -> list[Block]:
+def _fallback(written: Sequence[str], keys: Keys, a: range, b: range) -> list[Block]:
     """No line is unique to both sides: difflib, when the stretch is small enough."""
     if not a or not b or len(b) > FALLBACK_LINES or len(a) * len(b) > FALLBACK_PRODUCT:
         return []
@@ -195,7 +268,7 @@ def _fallback(written: Sequence[str], keys: list[str], a: range, b: range) -> li
     ]
 
 
-def match_lines(hunk: Hunk, keys: list[str], where: Positions, exact: bytearray) -> Taken:
+def match_lines(hunk: Hunk, keys: Keys, where: Positions, exact: bytearray) -> Taken:
     """One hunk's claims: its lines matched as a sequence, moved blocks, then similar lines
     (not on lines in `exact`: a newer exact claim owns them whatever this one says)."""
     return _HunkMatch(hunk, keys, where, exact).run()
@@ -224,7 +297,7 @@ def _back(stop: int, start: int) -> range:
 
 
 class _HunkMatch:
-    def __init__(self, hunk: Hunk, keys: list[str], where: Positions, exact: bytearray) -> None:
+    def __init__(self, hunk: Hunk, keys: Keys, where: Positions, exact: bytearray) -> None:
         self.hunk, self.keys, self.where, self.exact = hunk, keys, where, exact
         self.taken: Taken = {}
         self.used = bytearray(len(hunk.lines))  # written lines already matched
@@ -243,9 +316,10 @@ class _HunkMatch:
 
     def _claim(self, block: Block) -> None:
         a, b, size = block
-        event, number, taken = self.hunk.event, self.hunk.hunk, self.taken
-        for k in range(size):
-            taken[b + k] = Claim(event, number, a + k, False)
+        event, number = self.hunk.event, self.hunk.hunk
+        made = map(_make, zip(repeat(event), repeat(number), range(a, a + size), repeat(False)))
+        self.taken.update(zip(range(b, b + size), made, strict=True))
+        self.exact[b : b + size] = b"\x01" * size
         self.used[a : a + size] = b"\x01" * size
 
     def _moved(self) -> None:
@@ -295,7 +369,7 @@ class _HunkMatch:
                     break
 
 
-def _common_prefix(a: list[str], b: list[str], most: int) -> int:
+def _common_prefix(a: Keys, b: Keys, most: int) -> int:
     low, high = 0, most
     while low < high:
         middle = (low + high + 1) // 2
@@ -306,7 +380,7 @@ def _common_prefix(a: list[str], b: list[str], most: int) -> int:
     return low
 
 
-def _common_suffix(a: list[str], b: list[str], most: int) -> int:
+def _common_suffix(a: Keys, b: Keys, most: int) -> int:
     low, high = 0, most
     while low < high:
         middle = (low + high + 1) // 2
@@ -340,7 +414,7 @@ def updated(old: Provenance, document: str) -> Provenance:
     (shifted), the lines between are re-checked against what claimed them; a change of more
     than `INCREMENTAL_LINES` lines is recomputed whole."""
     texts = document_lines(document)
-    keys = [text.rstrip() for text in texts]
+    keys = tuple(map(str.rstrip, texts))
     most = min(len(keys), len(old.keys))
     head = _common_prefix(old.keys, keys, most)
     tail = _common_suffix(old.keys, keys, most - head)
