@@ -1,17 +1,18 @@
 """Per-line provenance of a file's current text, like `git blame` with move detection: which past
 edit's written text each line is, and whether it was changed since. Pure.
 
-The file's recorded writes and edits are walked oldest to newest; each hunk's written lines claim
-the document lines they match as a sequence (difflib, the document as the matcher's second
-sequence so its index is built once per text). A block moved elsewhere is found by matching what
-is left of the hunk again. A line between or next to matched blocks that is similar to the
-written line facing it is claimed as "changed since". Trivial lines (blank, lone brackets) never
-anchor a match: they are claimed only inside or at the edge of a matched run. An Edit's written
-text that stands once in the document as a substring claims the line(s) it stands in.
+Each hunk of the file's recorded writes and edits claims the document lines its written lines
+match as a sequence (`provenance_match`: anchors on lines unique to both sides, runs grown from
+them). A block moved elsewhere is found by matching what is left of the hunk again. A line next
+to a matched run that is similar to the written line facing it is claimed as "changed since".
+Trivial lines (blank, lone brackets) never anchor a match: they are claimed only inside or at
+the edge of a matched run. An Edit's written text that stands once in the document as a
+substring claims the line(s) it stands in.
 
-Every line keeps the stack of hunks that claimed it; its owner is the newest exact claim, else
-the newest "changed since" one. A new version of the text (a keystroke) re-checks only the lines
-between the unchanged head and tail against what claimed them before.
+Every line keeps the stack of hunks that claimed it, oldest first; its owner is the newest exact
+claim, else the newest "changed since" one (so no similarity is computed for a line a newer hunk
+wrote exactly). A new version of the text (a keystroke) re-checks only the lines between the
+unchanged head and tail against what claimed them before.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from deja.errors import DejaError
 
 from .blame import FileEvent, LineRange
 
-SIMILAR = 0.6  # difflib ratio from which a line is the written one "changed since"
+SIMILAR = 0.6  # the ratio (as difflib's) from which a line is the written one "changed since"
 MOVE_MIN_LINES = 3  # a moved block is found when at least this long
 NEAR_LINES = 12  # how many lines facing a matched block are compared for similarity
 INCREMENTAL_LINES = 64  # a new version changing more lines than this is recomputed whole
