@@ -41,7 +41,8 @@ from bench.baselines import summarize  # noqa: E402
 from deja.continue_store.content import MAX_OUTPUT_CHARS, clip  # noqa: E402
 from deja.query.blame import FileEvent  # noqa: E402
 from deja.query.provenance import is_trivial, prepare  # noqa: E402
-from deja.query.provenance_match import provenance, updated  # noqa: E402
+from deja.query.provenance_match import provenance  # noqa: E402
+from deja.query.provenance_update import updated  # noqa: E402
 
 Row = tuple[str, str, str]
 LINES = 5000

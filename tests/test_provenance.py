@@ -6,7 +6,8 @@ import pytest
 
 from deja.query.blame import FileEvent
 from deja.query.provenance import LineError, check_line, prepare
-from deja.query.provenance_match import provenance, updated
+from deja.query.provenance_match import provenance
+from deja.query.provenance_update import updated
 
 WRITTEN = [f"def step_{n}(value):\n    return value * {n} + offset_{n}\n\n" for n in range(40)]
 FILE = "".join(WRITTEN)

@@ -14,7 +14,7 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from deja.query import FileEvent, History, LineRange, Provenance
-from deja.query.provenance_match import updated
+from deja.query.provenance_update import updated
 
 # A file over this is not read from disk to place edits (an open document is always used).
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
