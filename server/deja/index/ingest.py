@@ -11,6 +11,7 @@ import orjson
 from deja.continue_store import Item, Record, Session
 from deja.continue_store.times import turn_time
 
+from .forks import unlink_forgotten
 from .tokens import identifier_parts
 
 _USER_PREVIEW = 100
@@ -83,6 +84,7 @@ def forget_session(db: sqlite3.Connection, session_id: str) -> None:
     db.execute("DELETE FROM records WHERE session_id = ?", (session_id,))
     db.execute("DELETE FROM items WHERE session_id = ?", (session_id,))
     db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    unlink_forgotten(db, session_id)
 
 
 def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:

@@ -1,0 +1,134 @@
+"""Forks: a session whose history begins with another indexed session's history (`cn --fork ID`
+copies the parent's history into a new session). The copied turns are the parent's work; the
+`forks` table says where each fork's own turns begin, and every query leaves out the turns
+before it (`own_records`). Derived from the items' fingerprints, so it is recomputed whenever a
+session that could be either side of a fork changes, and never needs the file again: the parent
+may be compacted or deleted since, as long as the index still holds its turns."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+# A fork copies at least one exchange: a single shared opening item (two sessions that both
+# begin with "hi") is no evidence of copying.
+MIN_SHARED_ITEMS = 2
+_DERIVED_KEY = "forks"
+
+
+def own_records(alias: str) -> str:
+    """A WHERE clause keeping the records of `alias` (a `records` row) that are their session's
+    own: not a fork's copy of its parent's turns."""
+    return (
+        f"NOT EXISTS (SELECT 1 FROM forks k WHERE k.session_id = {alias}.session_id"
+        f" AND {alias}.turn < k.fork_turn)"
+    )
+
+
+def _fingerprints(db: sqlite3.Connection, session_id: str, start: int, limit: int) -> list[str]:
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT fingerprint FROM items WHERE session_id = ? AND turn >= ?"
+            " ORDER BY turn LIMIT ?",
+            (session_id, start, limit),
+        )
+    ]
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    count = 0
+    for left, right in zip(a, b, strict=False):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+def _find_parent(db: sqlite3.Connection, session_id: str) -> tuple[str, int, int] | None:
+    """The session this one was forked from, the turn where its own history begins, and the
+    parent's turn the copy starts at (its first, or a compaction summary)."""
+    row = db.execute("SELECT started FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    mine = _fingerprints(db, session_id, 0, -1)
+    if row is None or len(mine) < MIN_SHARED_ITEMS:
+        return None
+    started = float(row[0])
+    # Only an older session can be the parent (a fork gets a fresh start): no cycles.
+    candidates = db.execute(
+        "SELECT i.session_id, i.turn, s.started FROM items i JOIN sessions s ON s.id = i.session_id"
+        " WHERE i.fingerprint = ? AND i.session_id != ? AND (i.turn = 0 OR i.is_summary = 1)"
+        " AND (s.started < ? OR (s.started = ? AND s.id < ?)) ORDER BY s.id, i.turn",
+        (mine[0], session_id, started, started, session_id),
+    ).fetchall()
+    best: tuple[int, float, str, int] | None = None
+    for parent, turn, parent_started in candidates:
+        shared = _shared(mine, _fingerprints(db, parent, int(turn), len(mine)))
+        # The longest copy wins; between equals, the oldest session wrote those turns.
+        key = (shared, -float(parent_started), parent, int(turn))
+        if shared >= MIN_SHARED_ITEMS and (best is None or key[:2] > best[:2]):
+            best = key
+    if best is None:
+        return None
+    shared, _, parent, turn = best
+    return parent, shared, turn
+
+
+def _related(db: sqlite3.Connection, session_ids: Iterable[str]) -> set[str]:
+    """The sessions whose fork link may change when these change: themselves, their forks, and
+    any session that begins where one of them begins or was compacted."""
+    ids = set(session_ids)
+    affected = set(ids)
+    for session_id in ids:
+        affected.update(
+            row[0]
+            for row in db.execute(
+                "SELECT session_id FROM forks WHERE parent_id = ?"
+                " UNION SELECT y.session_id FROM items y WHERE y.turn = 0 AND y.fingerprint IN"
+                " (SELECT fingerprint FROM items WHERE session_id = ?"
+                "  AND (turn = 0 OR is_summary = 1))",
+                (session_id, session_id),
+            )
+        )
+    return affected
+
+
+def forks_derived(db: sqlite3.Connection) -> bool:
+    """Whether the links were derived once (an index made before forks were recognised was not)."""
+    return db.execute("SELECT 1 FROM meta WHERE key = ?", (_DERIVED_KEY,)).fetchone() is not None
+
+
+def link_forks(db: sqlite3.Connection, changed: Iterable[str]) -> list[str]:
+    """Recompute the fork links the changed sessions take part in (run in the caller's write
+    transaction); returns the sessions whose link changed. The first call on an index made
+    before forks were recognised links every session."""
+    if not forks_derived(db):
+        changed = [row[0] for row in db.execute("SELECT id FROM sessions")]
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (_DERIVED_KEY,))
+    moved: list[str] = []
+    for session_id in sorted(_related(db, changed)):
+        before = db.execute(
+            "SELECT parent_id, fork_turn, parent_turn FROM forks WHERE session_id = ?",
+            (session_id,),
+        ).fetchone()
+        found = _find_parent(db, session_id)
+        if (tuple(before) if before else None) == found:
+            continue
+        moved.append(session_id)
+        db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
+        if found is not None:
+            db.execute("INSERT INTO forks VALUES (?,?,?,?)", (session_id, *found))
+    return moved
+
+
+def unlink_forgotten(db: sqlite3.Connection, session_id: str) -> None:
+    """A forgotten session is nobody's parent: its forks are linked again (to another copy of
+    those turns, or to none, and then the turns are the fork's own)."""
+    forks = [
+        row[0]
+        for row in db.execute("SELECT session_id FROM forks WHERE parent_id = ?", (session_id,))
+    ]
+    db.execute("DELETE FROM forks WHERE session_id = ? OR parent_id = ?", (session_id, session_id))
+    for fork in forks:
+        found = _find_parent(db, fork)
+        if found is not None:
+            db.execute("INSERT INTO forks VALUES (?,?,?,?)", (fork, *found))
