@@ -81,6 +81,7 @@ def hit_sessions(history: History, text: str) -> list[tuple[str, int]]:
 def assert_fork_of_parent(history: History) -> None:
     fork = history.show(FORK).session
     assert (fork.forked_from, fork.fork_turn) == (PARENT, 3)
+    assert fork.first_user == "now add the lexer"  # its own first request
     assert history.show(PARENT).session.forked_from is None
     assert writers(history, "parser.py") == [(PARENT, 1)]
     assert writers(history, "lexer.py") == [(FORK, 4)]
@@ -194,7 +195,8 @@ def test_forgetting_the_parent_gives_the_fork_its_turns(history: History, store:
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
     history.refresh()
     history.forget_session(PARENT)
-    assert history.show(FORK).session.forked_from is None
+    fork = history.show(FORK).session
+    assert (fork.forked_from, fork.first_user) == (None, "create the parser module")
     assert writers(history, "parser.py") == [(FORK, 1)]
 
 

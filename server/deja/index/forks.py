@@ -13,6 +13,7 @@ from collections.abc import Iterable
 # A fork copies at least one exchange: a single shared opening item (two sessions that both
 # begin with "hi") is no evidence of copying.
 MIN_SHARED_ITEMS = 2
+FIRST_USER_CHARS = 100  # as index/ingest.py keeps it
 _DERIVED_KEY = "forks"
 
 
@@ -111,13 +112,31 @@ def link_forks(db: sqlite3.Connection, changed: Iterable[str]) -> list[str]:
             (session_id,),
         ).fetchone()
         found = _find_parent(db, session_id)
-        if (tuple(before) if before else None) == found:
-            continue
-        moved.append(session_id)
-        db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
-        if found is not None:
-            db.execute("INSERT INTO forks VALUES (?,?,?,?)", (session_id, *found))
+        if (tuple(before) if before else None) != found:
+            moved.append(session_id)
+            _link(db, session_id, found)
+        elif found is not None:
+            _own_first_request(db, session_id, found[1])  # the pass rewrote it
     return moved
+
+
+def _link(db: sqlite3.Connection, session_id: str, found: tuple[str, int, int] | None) -> None:
+    db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
+    if found is not None:
+        db.execute("INSERT INTO forks VALUES (?,?,?,?)", (session_id, *found))
+    _own_first_request(db, session_id, found[1] if found else 0)
+
+
+def _own_first_request(db: sqlite3.Connection, session_id: str, from_turn: int) -> None:
+    """A fork's first request is the first of its own turns (`first_user`, as ingest writes
+    it for every session: one line of at most FIRST_USER_CHARS)."""
+    row = db.execute(
+        "SELECT f.body FROM records r JOIN records_fts f ON f.rowid = r.id"
+        " WHERE r.session_id = ? AND r.role = 'user' AND r.turn >= ? ORDER BY r.id LIMIT 1",
+        (session_id, from_turn),
+    ).fetchone()
+    text = " ".join(str(row[0]).split())[:FIRST_USER_CHARS] if row else ""
+    db.execute("UPDATE sessions SET first_user = ? WHERE id = ?", (text, session_id))
 
 
 def unlink_forgotten(db: sqlite3.Connection, session_id: str) -> None:
@@ -127,8 +146,6 @@ def unlink_forgotten(db: sqlite3.Connection, session_id: str) -> None:
         row[0]
         for row in db.execute("SELECT session_id FROM forks WHERE parent_id = ?", (session_id,))
     ]
-    db.execute("DELETE FROM forks WHERE session_id = ? OR parent_id = ?", (session_id, session_id))
+    db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
     for fork in forks:
-        found = _find_parent(db, fork)
-        if found is not None:
-            db.execute("INSERT INTO forks VALUES (?,?,?,?)", (fork, *found))
+        _link(db, fork, _find_parent(db, fork))
