@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from deja.query import History, SearchQuery, SessionSummary, fork_line
+from deja.query.sessions import InheritedTurn
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
@@ -172,6 +173,16 @@ def test_fork_of_a_fork(history: History, store: Path) -> None:
     assert writers(history, "lexer.py") == [(FORK, 4)]
     assert writers(history, "printer.py") == [(GRANDCHILD, 7)]
     assert hit_sessions(history, "added") == [(FORK, 5), (GRANDCHILD, 8)]
+
+
+def test_showing_an_inherited_turn_points_to_the_parent(history: History, store: Path) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
+    history.refresh()
+    with pytest.raises(InheritedTurn) as raised:
+        history.show(FORK, turn=1)
+    assert str(raised.value).endswith(f"deja show {PARENT[:8]} --turn 1")
+    assert [r.turn for r in history.show(FORK, turn=4).records] == [4]
 
 
 def test_parent_never_seen_inherits_nothing(history: History, store: Path) -> None:

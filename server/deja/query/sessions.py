@@ -196,8 +196,24 @@ class SessionView:
     records: list[TurnRecord] = field(default_factory=list)
 
 
+class InheritedTurn(DejaError):
+    """A fork's turn that is a copy of its parent's: shown under the parent."""
+
+
+def _inherited_turn(db: sqlite3.Connection, summary: SessionSummary, turn: int) -> InheritedTurn:
+    row = db.execute("SELECT parent_turn FROM forks WHERE session_id = ?", (summary.id,)).fetchone()
+    parent, there = str(summary.forked_from)[:8], int(row[0]) + turn if row else turn
+    return InheritedTurn(
+        f"turn {turn} of {summary.id[:8]} is a copy of turn {there} of {parent}, the session it"
+        f" was {fork_line(summary)}: deja show {parent} --turn {there}"
+    )
+
+
 def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
     view = SessionView(session_summary(db, session_id))
+    fork_turn = view.session.fork_turn
+    if turn is not None and fork_turn is not None and 0 <= turn < fork_turn:
+        raise _inherited_turn(db, view.session, turn)
     # A fork's copy of its parent's turns is the parent's: shown there, not here.
     where, params = f"r.session_id = ? AND {own_records('r')}", [session_id]
     if turn is not None:
