@@ -54,12 +54,16 @@ def _find_parent(db: sqlite3.Connection, session_id: str) -> tuple[str, int, int
     if row is None or len(mine) < MIN_SHARED_ITEMS:
         return None
     started = float(row[0])
-    # Only an older session can be the parent (a fork gets a fresh start): no cycles.
+    # Only an older session can be the parent (a fork gets a fresh start): no cycles. The
+    # first two items are matched here, so sessions that merely open alike cost nothing more.
     candidates = db.execute(
-        "SELECT i.session_id, i.turn, s.started FROM items i JOIN sessions s ON s.id = i.session_id"
-        " WHERE i.fingerprint = ? AND i.session_id != ? AND (i.turn = 0 OR i.is_summary = 1)"
+        "SELECT i.session_id, i.turn, s.started FROM items i"
+        " JOIN items j ON j.session_id = i.session_id AND j.turn = i.turn + 1"
+        " JOIN sessions s ON s.id = i.session_id"
+        " WHERE i.fingerprint = ? AND j.fingerprint = ? AND i.session_id != ?"
+        " AND (i.turn = 0 OR i.is_summary = 1)"
         " AND (s.started < ? OR (s.started = ? AND s.id < ?)) ORDER BY s.id, i.turn",
-        (mine[0], session_id, started, started, session_id),
+        (mine[0], mine[1], session_id, started, started, session_id),
     ).fetchall()
     best: tuple[int, float, str, int] | None = None
     for parent, turn, parent_started in candidates:
@@ -76,7 +80,7 @@ def _find_parent(db: sqlite3.Connection, session_id: str) -> tuple[str, int, int
 
 def _related(db: sqlite3.Connection, session_ids: Iterable[str]) -> set[str]:
     """The sessions whose fork link may change when these change: themselves, their forks, and
-    any session that begins where one of them begins or was compacted."""
+    any session whose first two items are two of theirs from their start or a compaction."""
     ids = set(session_ids)
     affected = set(ids)
     for session_id in ids:
@@ -84,9 +88,12 @@ def _related(db: sqlite3.Connection, session_ids: Iterable[str]) -> set[str]:
             row[0]
             for row in db.execute(
                 "SELECT session_id FROM forks WHERE parent_id = ?"
-                " UNION SELECT y.session_id FROM items y WHERE y.turn = 0 AND y.fingerprint IN"
-                " (SELECT fingerprint FROM items WHERE session_id = ?"
-                "  AND (turn = 0 OR is_summary = 1))",
+                " UNION SELECT y.session_id FROM items x"
+                " JOIN items x2 ON x2.session_id = x.session_id AND x2.turn = x.turn + 1"
+                " JOIN items y ON y.turn = 0 AND y.fingerprint = x.fingerprint"
+                " JOIN items y2 ON y2.session_id = y.session_id AND y2.turn = 1"
+                "  AND y2.fingerprint = x2.fingerprint"
+                " WHERE x.session_id = ? AND (x.turn = 0 OR x.is_summary = 1)",
                 (session_id, session_id),
             )
         )
