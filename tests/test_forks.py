@@ -248,3 +248,26 @@ def test_cli_sessions_show_and_json_say_forked_from(tmp_path: Path, store: Path)
     assert by_id[PARENT]["forked_from"] is None and by_id[PARENT]["fork_turn"] is None
     blame = json_envelope(run_deja(env, "blame", "parser.py", "--json"), "blame")
     assert {event["session_id"] for event in blame["events"]} == {PARENT}
+
+
+def test_an_index_made_before_forks_links_them_on_its_next_pass(
+    history: History, store: Path
+) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
+    history.refresh()
+    with history.index.transaction() as db:  # as an index from before this rule was
+        db.execute("DELETE FROM forks")
+        db.execute("DELETE FROM meta WHERE key = 'forks'")
+    assert history.show(FORK).session.forked_from is None
+    report = history.refresh()  # no file changed
+    assert report.read == 0 and FORK in report.changed_ids
+    assert_fork_of_parent(history)
+
+
+def test_a_long_copy_is_followed_to_its_end(history: History, store: Path) -> None:
+    long_history = [item for n in range(700) for item in (user(f"step {n}"), assistant(f"ok {n}"))]
+    put(store, PARENT, long_history)
+    put(store, FORK, long_history + FORK_OWN, minutes=5)
+    history.refresh()
+    assert history.show(FORK).session.fork_turn == 1400

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 MIN_SHARED_ITEMS = 2
 FIRST_USER_CHARS = 100  # as index/ingest.py keeps it
 _DERIVED_KEY = "forks"
+_CHUNK = 512
 
 
 def own_records(alias: str) -> str:
@@ -46,11 +47,23 @@ def _shared(a: list[str], b: list[str]) -> int:
     return count
 
 
+def _shared_run(db: sqlite3.Connection, session_id: str, parent: str, start: int) -> int:
+    """How many of the session's items, from its first, equal the parent's from `start`: read
+    a chunk at a time, so a long history costs no memory and a short match no reading."""
+    shared = 0
+    while True:
+        mine = _fingerprints(db, session_id, shared, _CHUNK)
+        same = _shared(mine, _fingerprints(db, parent, start + shared, len(mine)))
+        shared += same
+        if same < _CHUNK:
+            return shared
+
+
 def _find_parent(db: sqlite3.Connection, session_id: str) -> tuple[str, int, int] | None:
     """The session this one was forked from, the turn where its own history begins, and the
     parent's turn the copy starts at (its first, or a compaction summary)."""
     row = db.execute("SELECT started FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    mine = _fingerprints(db, session_id, 0, -1)
+    mine = _fingerprints(db, session_id, 0, MIN_SHARED_ITEMS)
     if row is None or len(mine) < MIN_SHARED_ITEMS:
         return None
     started = float(row[0])
@@ -67,7 +80,7 @@ def _find_parent(db: sqlite3.Connection, session_id: str) -> tuple[str, int, int
     ).fetchall()
     best: tuple[int, float, str, int] | None = None
     for parent, turn, parent_started in candidates:
-        shared = _shared(mine, _fingerprints(db, parent, int(turn), len(mine)))
+        shared = _shared_run(db, session_id, parent, int(turn))
         # The longest copy wins; between equals, the oldest session wrote those turns.
         key = (shared, -float(parent_started), parent, int(turn))
         if shared >= MIN_SHARED_ITEMS and (best is None or key[:2] > best[:2]):
