@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from deja.query import History, SearchQuery, SessionSummary, fork_line
+from deja.query.digest import build_digest
 from deja.query.sessions import InheritedTurn
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
@@ -271,3 +272,15 @@ def test_a_long_copy_is_followed_to_its_end(history: History, store: Path) -> No
     put(store, FORK, long_history + FORK_OWN, minutes=5)
     history.refresh()
     assert history.show(FORK).session.fork_turn == 1400
+
+
+def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
+    history: History, store: Path
+) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
+    history.refresh()
+    digest = build_digest(history.show(FORK))
+    assert "Ask: now add the lexer" in digest and "create the parser module" not in digest
+    assert f"Forked from title aaaa ({PARENT[:8]}) at turn 3" in digest
+    assert f"deja show {PARENT}" in digest
