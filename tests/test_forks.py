@@ -243,6 +243,9 @@ def test_cli_sessions_show_and_json_say_forked_from(tmp_path: Path, store: Path)
     assert line in listed.stdout
     shown = run_deja(env, "show", FORK)
     assert line in shown.stdout and "create the parser module" not in shown.stdout
+    inherited = run_deja(env, "show", FORK, "--turn", "0")
+    assert inherited.returncode == 1 and "Traceback" not in inherited.stderr
+    assert inherited.stderr.strip().endswith(f"deja show {PARENT[:8]} --turn 0")
     data = json_envelope(run_deja(env, "sessions", "--all", "--json"), "sessions")
     by_id = {s["id"]: s for s in data["sessions"]}
     assert (by_id[FORK]["forked_from"], by_id[FORK]["fork_turn"]) == (PARENT, 3)

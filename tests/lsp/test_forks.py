@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.lsp.conftest import (
     EDIT_SESSION,
@@ -56,6 +57,14 @@ async def test_session_document_says_forked_from_and_shows_own_turns(client: Cli
     markdown = shown["markdown"]
     assert "forked from Make parse\\_config close its file (5c0ffee0) at turn 5" in markdown
     assert "leaks a file handle" not in markdown
+
+
+async def test_an_inherited_turn_is_an_error_naming_the_parents(client: Client) -> None:
+    with pytest.raises(JsonRpcInvalidParams) as raised:
+        await client.request("deja/session", {"sessionId": FORK_SESSION, "turn": 2})
+    assert f"deja show {EDIT_SESSION[:8]} --turn 2" in str(raised.value)
+    own = await client.request("deja/session", {"sessionId": FORK_SESSION, "turn": 6})
+    assert [turn["turn"] for turn in own["turns"]] == [6]
 
 
 async def test_file_history_and_search_name_only_the_parent(
