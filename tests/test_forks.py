@@ -186,6 +186,24 @@ def test_showing_an_inherited_turn_points_to_the_parent(history: History, store:
     assert [r.turn for r in history.show(FORK, turn=4).records] == [4]
 
 
+def test_a_fork_titled_from_its_copy_is_titled_from_its_own_request(
+    history: History, store: Path
+) -> None:
+    """cn resets a fork's title to "Untitled Session": Deja's title from the first request is
+    then the fork's own, not its parent's opening (which is the parent's)."""
+    put(store, PARENT, PARENT_HISTORY)
+    untitled = session_doc(FORK, PARENT_HISTORY + FORK_OWN, title="Untitled Session", workspace=WS)
+    write_session(store, untitled, date_created=STARTS[FORK], mtime=T0 + 300)
+    history.refresh()
+    assert history.show(FORK).session.title == "now add the lexer"
+    path = store / "sessions" / f"{FORK}.json"
+    path.write_text(path.read_text().replace("Added lexer.py.", "Added lexer.py, tested."))
+    history.refresh()  # re-read: the reader titles it from the opening again, the link fixes it
+    assert history.show(FORK).session.title == "now add the lexer"
+    history.forget_session(PARENT)
+    assert history.show(FORK).session.title == "create the parser module"
+
+
 def test_parent_never_seen_inherits_nothing(history: History, store: Path) -> None:
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
     history.refresh()

@@ -51,4 +51,4 @@ def test_mcp_attributes_a_forks_copy_to_its_parent(tmp_path: Path) -> None:
     assert not error
     assert f"forked from Pick a lock ({PARENT[:8]}) at turn 3" in restored
     assert "Now document the lock choice" in restored
-    assert 'User: "Which lock should the job queue use?"' not in restored
+    assert "Which lock should the job queue use?" not in restored  # the title is its own too

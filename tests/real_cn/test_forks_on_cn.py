@@ -104,6 +104,8 @@ def test_cn_forks_are_attributed_to_their_parent(store: Store, tmp_path: Path) -
     forked = history.show(fork).session
     parent_turns = len({r.turn for r in history.show(parent).records})
     assert (forked.forked_from, forked.fork_turn) == (parent, parent_turns)
+    # cn titled the fork "Untitled Session": its title is its own first request, not the copy's.
+    assert (forked.title, forked.first_user) == ("Now add a todo file.",) * 2
     assert writers(history, "notes.txt", store.dirs.work) == {parent}
     assert writers(history, "todo.txt", store.dirs.work) == {fork}
     assert hits(history, "printed the listing") == [parent]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from deja.continue_store.parse import title_from_message
+
 # A fork copies at least one exchange: a single shared opening item (two sessions that both
 # begin with "hi") is no evidence of copying.
 MIN_SHARED_ITEMS = 2
@@ -134,38 +136,54 @@ def link_forks(db: sqlite3.Connection, changed: Iterable[str]) -> list[str]:
         found = _find_parent(db, session_id)
         if (tuple(before) if before else None) != found:
             moved.append(session_id)
-            _link(db, session_id, found)
+            _link(db, session_id, found, int(before[1]) if before else 0)
         elif found is not None:
-            _own_first_request(db, session_id, found[1])  # the pass rewrote it
+            _own_opening(db, session_id, found[1], 0)  # the pass rewrote them
     return moved
 
 
-def _link(db: sqlite3.Connection, session_id: str, found: tuple[str, int, int] | None) -> None:
+def _link(
+    db: sqlite3.Connection, session_id: str, found: tuple[str, int, int] | None, was: int
+) -> None:
     db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
     if found is not None:
         db.execute("INSERT INTO forks VALUES (?,?,?,?)", (session_id, *found))
-    _own_first_request(db, session_id, found[1] if found else 0)
+    _own_opening(db, session_id, found[1] if found else 0, was)
 
 
-def _own_first_request(db: sqlite3.Connection, session_id: str, from_turn: int) -> None:
-    """A fork's first request is the first of its own turns (`first_user`, as ingest writes
-    it for every session: one line of at most FIRST_USER_CHARS)."""
+def _first_request(db: sqlite3.Connection, session_id: str, from_turn: int) -> str | None:
     row = db.execute(
         "SELECT f.body FROM records r JOIN records_fts f ON f.rowid = r.id"
         " WHERE r.session_id = ? AND r.role = 'user' AND r.turn >= ? ORDER BY r.id LIMIT 1",
         (session_id, from_turn),
     ).fetchone()
-    text = " ".join(str(row[0]).split())[:FIRST_USER_CHARS] if row else ""
-    db.execute("UPDATE sessions SET first_user = ? WHERE id = ?", (text, session_id))
+    return None if row is None else str(row[0])
+
+
+def _own_opening(db: sqlite3.Connection, session_id: str, from_turn: int, was: int) -> None:
+    """A fork's first request is the first of its own turns (`first_user`, one line of at most
+    FIRST_USER_CHARS as ingest writes it), and so is a title made from it: a title that is the
+    first line of the request its turns began with (from 0, or `was`) is made again."""
+    own = _first_request(db, session_id, from_turn)
+    first_user = " ".join(own.split())[:FIRST_USER_CHARS] if own else ""
+    db.execute("UPDATE sessions SET first_user = ? WHERE id = ?", (first_user, session_id))
+    row = db.execute("SELECT title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None or not own:
+        return
+    openings = {_first_request(db, session_id, turn) for turn in {0, was}} - {None}
+    if row[0] in {title_from_message(text) for text in openings if text}:
+        db.execute(
+            "UPDATE sessions SET title = ? WHERE id = ?",
+            (title_from_message(own) or row[0], session_id),
+        )
 
 
 def unlink_forgotten(db: sqlite3.Connection, session_id: str) -> None:
     """A forgotten session is nobody's parent: its forks are linked again (to another copy of
     those turns, or to none, and then the turns are the fork's own)."""
-    forks = [
-        row[0]
-        for row in db.execute("SELECT session_id FROM forks WHERE parent_id = ?", (session_id,))
-    ]
+    forks = db.execute(
+        "SELECT session_id, fork_turn FROM forks WHERE parent_id = ?", (session_id,)
+    ).fetchall()
     db.execute("DELETE FROM forks WHERE session_id = ?", (session_id,))
-    for fork in forks:
-        _link(db, fork, _find_parent(db, fork))
+    for fork, turn in forks:
+        _link(db, fork, _find_parent(db, fork), int(turn))
