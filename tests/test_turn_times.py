@@ -131,6 +131,26 @@ def test_a_mtime_that_went_back_keeps_the_order(history: History, store: Path) -
     assert times[2] >= max(held.values())
 
 
+def test_after_a_schema_upgrade_old_turns_are_not_taken_for_new_ones(
+    tmp_path: Path, store: Path
+) -> None:
+    now = float(int(time.time()))
+    path = old_session(store, now)
+    home = tmp_path / "upgraded-home"
+    history = History(home=home, root=store)
+    history.refresh()
+    history.db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    history.close()
+    rewrite(path, [*OLD_TURNS, *NEW_TURNS], now - 5)
+    upgraded = History(home=home, root=store)  # only compacted turns come over: none here
+    try:
+        upgraded.refresh()
+        assert turn_times(upgraded) == {turn: now - WEEK + turn for turn in range(4)}
+        assert found(upgraded, "flaky", parse_since("1h")) == []
+    finally:
+        upgraded.close()
+
+
 def test_cold_index_keeps_the_seed_rule_for_what_it_never_saw(
     history: History, store: Path
 ) -> None:

@@ -103,7 +103,8 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
     compaction, or None when the file was rewritten with nothing new (only its stat is updated).
     The caller owns the transaction."""
     row = db.execute(
-        "SELECT base_turn, kept_items, title, workspace, last_active FROM sessions WHERE id = ?",
+        "SELECT base_turn, kept_items, title, workspace, last_active, size FROM sessions"
+        " WHERE id = ?",
         (session.id,),
     ).fetchone()
     base, kept = (int(row[0]), int(row[1])) if row else (0, 0)
@@ -124,7 +125,8 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
                 (session.size, session.mtime_ns, session.last_active, session.id),
             )
             return None
-        seen = observed(db, session.id, float(row[4]), frozenset(int(t) for t, _ in old))
+        turns = frozenset(int(turn) for turn, _ in old)
+        seen = observed(db, session.id, float(row[4]), turns, known=int(row[5]) != -1)
         if is_compaction(old, session.items):
             newly_kept = len(old)
             base = _keep_compacted(db, session.id, base)
