@@ -247,6 +247,8 @@ class Recall:
         result = history.search(query, scope_notes=choice.notes)
         notes += result.notes
         where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"
+        if since is not None:
+            where += f" since {arguments['since'].strip()}"
         hint = "" if choice.scope.is_all else '; scope "all" searches every workspace'
         return _fit(
             [hit_block(n, hit) for n, hit in enumerate(result.hits, 1)],
