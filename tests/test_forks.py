@@ -6,6 +6,7 @@ parent never seen."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -199,6 +200,9 @@ def test_a_fork_titled_from_its_copy_is_titled_from_its_own_request(
     path = store / "sessions" / f"{FORK}.json"
     path.write_text(path.read_text().replace("Added lexer.py.", "Added lexer.py, tested."))
     history.refresh()  # re-read: the reader titles it from the opening again, the link fixes it
+    assert history.show(FORK).session.title == "now add the lexer"
+    os.utime(path, (T0 + 900, T0 + 900))  # touched, not changed: the quiet path, title kept
+    assert FORK not in history.refresh().changed_ids
     assert history.show(FORK).session.title == "now add the lexer"
     history.forget_session(PARENT)
     assert history.show(FORK).session.title == "create the parser module"
