@@ -1,8 +1,9 @@
 """Forks made by the real `cn` 1.5.47 (`cn -p --fork ID`, issue 13): the parent wrote notes.txt,
 the fork copied that history and wrote its own file. Deja, indexing after each `cn` run, gives the
 copied turns to the parent (blame, search, show) and keeps that when `cn` then compacts the
-parent; a fork of the compacted parent begins at its summary; a cold index that never saw the
-parent's old turns leaves the first fork its copy (nothing to attribute it to)."""
+parent; a fork of the compacted parent begins at its summary; a fork of the fork is the fork's;
+a cold index that never saw the parent's old turns leaves the first fork its copy (nothing to
+attribute it to)."""
 
 from __future__ import annotations
 
@@ -143,6 +144,21 @@ def test_cn_forks_are_attributed_to_their_parent(store: Store, tmp_path: Path) -
     assert child.forked_from == parent and child.fork_turn is not None and child.fork_turn > 1
     assert hits(history, "Continuing from the summary") == [parent]
     assert writers(history, "more.txt", store.dirs.work) == {second}
+
+    # A fork of the fork: the fork's own turns are the fork's, the parent's the parent's.
+    third = store.run(
+        "And a third file.",
+        (write("third.txt", "three\n", "call_third"), text_reply("Added third.txt.")),
+        "--fork",
+        fork,
+    )
+    history.refresh()
+    grandchild = history.show(third).session
+    assert (grandchild.forked_from, grandchild.fork_turn) == (fork, forked.fork_turn + 3)
+    assert writers(history, "notes.txt", store.dirs.work) == {parent}
+    assert writers(history, "todo.txt", store.dirs.work) == {fork}
+    assert writers(history, "third.txt", store.dirs.work) == {third}
+    assert hits(history, "Added todo.txt") == [fork]
     history.close()
 
     # Cold: Deja never saw the parent's turns from before its compaction.
@@ -150,6 +166,8 @@ def test_cn_forks_are_attributed_to_their_parent(store: Store, tmp_path: Path) -
     cold.refresh()
     assert cold.show(fork).session.forked_from is None
     assert writers(cold, "notes.txt", store.dirs.work) == {fork}
+    assert cold.show(third).session.forked_from == fork
+    assert writers(cold, "todo.txt", store.dirs.work) == {fork}
     assert cold.show(second).session.forked_from == parent
     assert hits(cold, "Continuing from the summary") == [parent]
     cold.close()
