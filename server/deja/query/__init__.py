@@ -13,7 +13,7 @@ from .search import (
     SearchQuery,
     SearchResult,
 )
-from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
+from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
 from .stats import Stats
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "UnknownSession",
     "WorkspaceError",
     "check_line",
+    "fork_line",
 ]
