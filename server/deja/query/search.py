@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from deja.text import one_line
 
-from . import blame
+from . import blame, meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
 from .rows import named
 from .scope import Scope
@@ -78,6 +78,8 @@ class Hit:
     deleted: bool
     score: float
     record_id: int
+    # Found by meaning only (the semantic extra): no word of the query is in it.
+    meaning_only: bool = False
 
 
 @dataclass(slots=True)
@@ -210,6 +212,15 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
         paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
         if not paths:
             return SearchResult([])
+    if meaning.wanted(db, parsed):
+        words = lambda q: _by_words(db, q, parsed, paths)  # noqa: E731
+        return meaning.fused(db, query, parsed, paths, words, _filters)
+    return _by_words(db, query, parsed, paths)
+
+
+def _by_words(
+    db: sqlite3.Connection, query: SearchQuery, parsed: ParsedQuery, paths: list[str] | None
+) -> SearchResult:
     hits, total = _run(db, fts_expression(parsed), query, paths)
     if hits or query.offset:
         return SearchResult(hits, total=total)
