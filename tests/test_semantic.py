@@ -235,3 +235,19 @@ def test_the_cli_labels_hits_found_by_meaning(tmp_path: Path) -> None:
     assert data["hits"][0]["session_id"] == CACHE and data["hits"][0]["meaning_only"] is True
     words = json_envelope(run_deja(env, "search", "memoized", "--all", "--json"), "search")
     assert words["hits"][0]["meaning_only"] is False
+
+
+def test_agents_and_the_editor_are_told_a_hit_came_by_meaning(tmp_path: Path) -> None:
+    from deja import render_markdown
+    from deja.mcp.tools import hit_block
+
+    _store(tmp_path / "store")
+    history = History(home=tmp_path / "home", root=tmp_path / "store")
+    history.refresh()
+    hit = history.search(SearchQuery("caching credentials for the login service", scope=Scope()))
+    first = hit.hits[0]
+    assert first.meaning_only
+    assert "by meaning: no word of the query in it" in "\n".join(hit_block(1, first))
+    markdown = render_markdown.search("q", "all", [first], [])
+    assert "by meaning (no word matched)" in markdown
+    history.close()
