@@ -23,14 +23,15 @@ if TYPE_CHECKING:
 # matters less the further down it is, and no ranking's scores need comparing with the other's).
 DEPTH = 50
 # Nearest records read before the filters (scope, role, file, …) keep some: a scope can hide most.
-NEAREST = 400
+NEAREST = 200
 RRF_K = 60
 # Below this cosine a record is not offered by meaning alone: on the recall set, questions about
 # nothing in the history (a recipe, a sports result) came out at 0.24-0.33 against it, answers at
 # a median of 0.41; the floor costs about 4 points of recall and lets "nothing found" be said.
 MIN_SIMILARITY = 0.3
 
-Words = Callable[["SearchQuery"], "SearchResult"]
+# The words' search; its flag allows the typo fallback (a scan of the vocabulary).
+Words = Callable[["SearchQuery", bool], "SearchResult"]
 Filters = Callable[["SearchQuery", "list[str] | None"], "tuple[list[str], list[object]]"]
 
 
@@ -58,14 +59,19 @@ def fused(
     from deja.semantic.nearest import nearest
 
     depth = max(DEPTH, query.offset + query.limit)
-    by_words = words(replace(query, limit=depth, offset=0))
     close = [
-        (rid, score)
+        rid
         for rid, score in nearest(db, question_text(parsed), NEAREST)
         if score >= MIN_SIMILARITY
     ]
-    kept = _passing(db, [rid for rid, _ in close], query, paths, filters)
-    by_meaning = [rid for rid, _ in close if rid in kept][:depth]
+    where, params = filters(query, paths)
+    if where:
+        kept = _passing(db, close, where, params)
+        close = [rid for rid in close if rid in kept]
+    by_meaning = close[:depth]
+    # Typo correction only when meaning found nothing either: it is the slow path, and a
+    # question in other words is what meaning answers.
+    by_words = words(replace(query, limit=depth, offset=0), not by_meaning)
     scores: dict[int, float] = {}
     for rank, hit in enumerate(by_words.hits):
         scores[hit.record_id] = 1 / (RRF_K + rank + 1)
@@ -79,22 +85,18 @@ def fused(
     for rid in page:
         found = known.get(rid) or extra.get(rid)
         if found is not None:
-            hits.append(replace(found, score=round(scores[rid] * 1000, 4)))
+            found.score = round(scores[rid] * 1000, 4)
+            hits.append(found)
     only_meaning = sum(1 for rid in by_meaning if rid not in known)
     return replace(by_words, hits=hits, total=by_words.total + only_meaning)
 
 
 def _passing(
-    db: sqlite3.Connection,
-    ids: list[int],
-    query: SearchQuery,
-    paths: list[str] | None,
-    filters: Filters,
+    db: sqlite3.Connection, ids: list[int], where: list[str], params: list[object]
 ) -> set[int]:
     """The records among `ids` that the query's filters keep."""
     if not ids:
         return set()
-    where, params = filters(query, paths)
     clauses = " AND ".join([f"r.id IN ({','.join('?' * len(ids))})", *where])
     return {
         int(row[0])

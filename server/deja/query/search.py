@@ -213,16 +213,21 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
         if not paths:
             return SearchResult([])
     if meaning.wanted(db, parsed):
-        words = lambda q: _by_words(db, q, parsed, paths)  # noqa: E731
+        words = lambda q, typos: _by_words(db, q, parsed, paths, typos=typos)  # noqa: E731
         return meaning.fused(db, query, parsed, paths, words, _filters)
     return _by_words(db, query, parsed, paths)
 
 
 def _by_words(
-    db: sqlite3.Connection, query: SearchQuery, parsed: ParsedQuery, paths: list[str] | None
+    db: sqlite3.Connection,
+    query: SearchQuery,
+    parsed: ParsedQuery,
+    paths: list[str] | None,
+    *,
+    typos: bool = True,
 ) -> SearchResult:
     hits, total = _run(db, fts_expression(parsed), query, paths)
-    if hits or query.offset:
+    if hits or query.offset or not typos:
         return SearchResult(hits, total=total)
     corrections = _corrections(db, parsed)
     if not corrections:

@@ -6,9 +6,10 @@ and its network code)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ DIMENSIONS = 128
 MODEL_ID = f"{MODEL_NAME}-{DIMENSIONS}"
 # Static embeddings average token vectors: past the first few hundred words a record's meaning is
 # already set, and tokenizing the rest (pasted logs, whole files) is most of the cost.
-MAX_CHARS = 1500
+MAX_CHARS = 1000
 
 
 class ModelUnavailable(RuntimeError):
@@ -41,32 +42,53 @@ class Embedder:
     dimensions: int
     table: Any  # numpy float32 (vocabulary, dimensions)
     tokenizer: Any  # tokenizers.Tokenizer
+    # Each word's token vectors summed, one row per word seen: history repeats its words (code,
+    # logs, paths), so each is tokenized once. `words` maps a word to its row in `rows`.
+    words: dict[str, int] = field(default_factory=dict)
+    rows: Any = None
 
     def embed(self, texts: list[str]) -> Vectors:
-        """Unit vectors, one row per text (a text with no known token gives a zero row)."""
+        """Unit vectors, one row per text: the mean of its tokens' vectors, each word tokenized
+        on its own as SentencePiece does (a text with no known token gives a zero row)."""
         import numpy as np
 
+        split = [text[:MAX_CHARS].split() for text in texts]
+        self._learn({word for words in split for word in words if word not in self.words})
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        index = self.words
+        for row, words in enumerate(split):
+            if words:
+                out[row] = self.rows[[index[word] for word in words]].sum(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)  # type: ignore[no-any-return]
+
+    def _learn(self, new: set[str]) -> None:
+        import numpy as np
+
+        if not new:
+            return
+        if len(self.words) + len(new) > _MAX_WORDS:
+            self.words.clear()  # bounded memory: start over rather than track recency
+            self.rows = None
+        ordered = sorted(new)
         encodings = self.tokenizer.encode_batch_fast(
-            [text[:MAX_CHARS] for text in texts], add_special_tokens=False
+            [[word] for word in ordered], is_pretokenized=True, add_special_tokens=False
         )
-        # Small batches keep the gathered token rows in cache: several times faster than one.
-        for start in range(0, len(texts), _BATCH):
-            ids = [e.ids for e in encodings[start : start + _BATCH]]
-            lengths = np.array([len(row) for row in ids], dtype=np.int64)
-            rows = np.flatnonzero(lengths)
-            if not len(rows):
-                continue
-            flat = np.concatenate([np.asarray(ids[i], dtype=np.int64) for i in rows])
-            np.clip(flat, 0, self.table.shape[0] - 1, out=flat)
-            offsets = np.concatenate(([0], np.cumsum(lengths[rows])[:-1]))
-            sums = np.add.reduceat(self.table[flat], offsets, axis=0)
-            norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            out[start + rows] = sums / np.maximum(norms, 1e-12)
-        return out
+        sums = np.zeros((len(ordered), self.dimensions), dtype=np.float32)
+        for row, encoding in enumerate(encodings):
+            if encoding.ids:
+                ids = np.asarray(encoding.ids, dtype=np.int64)
+                np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
+                sums[row] = self.table[ids].sum(axis=0)
+        start = 0 if self.rows is None else len(self.rows)
+        self.rows = sums if self.rows is None else np.concatenate([self.rows, sums])
+        self.words.update((word, start + row) for row, word in enumerate(ordered))
 
 
-_BATCH = 64
+# Words remembered per process (128 float32 each: about 50 MB at most).
+_MAX_WORDS = 100_000
+
+
 _lock = threading.Lock()
 _loaded: dict[str, Embedder] = {}
 
@@ -105,6 +127,7 @@ def load() -> Embedder:
         return embedder
 
 
+@functools.cache
 def available() -> bool:
-    """Whether the extra is installed (cheap: finds the package, loads nothing)."""
+    """Whether the extra is installed (finds the package once per process, loads nothing)."""
     return importlib.util.find_spec("wordllama") is not None

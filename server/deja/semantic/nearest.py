@@ -61,7 +61,8 @@ def nearest(db: sqlite3.Connection, text: str, count: int) -> list[tuple[int, fl
     query = model.embed([text])[0]
     if not query.any():
         return []
-    scores = matrix.vectors @ query
+    # einsum, not `@`: BLAS's threads on a busy 2-core machine made the product 4× slower.
+    scores = np.einsum("ij,j->i", matrix.vectors, query)
     count = min(count, len(scores))
     top = np.argpartition(-scores, count - 1)[:count]
     top = top[np.argsort(-scores[top])]
