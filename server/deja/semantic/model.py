@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,9 @@ MODEL_ID = f"{MODEL_NAME}-{DIMENSIONS}"
 # Static embeddings average token vectors: past the first few hundred words a record's meaning is
 # already set, and tokenizing the rest (pasted logs, whole files) is most of the cost.
 MAX_CHARS = 1000
+# Longer "words" are blobs (base64, hashes, minified code): no meaning, and BPE's cost grows with
+# the square of a word's length.
+MAX_WORD = 40
 
 
 class ModelUnavailable(RuntimeError):
@@ -52,7 +57,10 @@ class Embedder:
         on its own as SentencePiece does (a text with no known token gives a zero row)."""
         import numpy as np
 
-        split = [text[:MAX_CHARS].split() for text in texts]
+        split = [
+            [word for word in text[:MAX_CHARS].split() if len(word) <= MAX_WORD]
+            for text in texts
+        ]
         self._learn({word for words in split for word in words if word not in self.words})
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         index = self.words
@@ -74,12 +82,16 @@ class Embedder:
         encodings = self.tokenizer.encode_batch_fast(
             [[word] for word in ordered], is_pretokenized=True, add_special_tokens=False
         )
+        lengths = np.fromiter((len(e.ids) for e in encodings), np.int64, len(encodings))
+        flat = np.fromiter(
+            itertools.chain.from_iterable(e.ids for e in encodings), np.int64, int(lengths.sum())
+        )
+        np.clip(flat, 0, self.table.shape[0] - 1, out=flat)
         sums = np.zeros((len(ordered), self.dimensions), dtype=np.float32)
-        for row, encoding in enumerate(encodings):
-            if encoding.ids:
-                ids = np.asarray(encoding.ids, dtype=np.int64)
-                np.clip(ids, 0, self.table.shape[0] - 1, out=ids)
-                sums[row] = self.table[ids].sum(axis=0)
+        known = lengths > 0
+        if known.any():
+            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[known]
+            sums[known] = np.add.reduceat(self.table[flat], offsets, axis=0)
         start = 0 if self.rows is None else len(self.rows)
         self.rows = sums if self.rows is None else np.concatenate([self.rows, sums])
         self.words.update((word, start + row) for row, word in enumerate(ordered))
@@ -110,6 +122,9 @@ def load() -> Embedder:
         weights, tokenizer_file = base / WEIGHTS, base / TOKENIZER
         if not weights.is_file() or not tokenizer_file.is_file():
             raise ModelUnavailable(f"the semantic model's files are missing under {base}")
+        # One thread: the words come in small batches, and on a busy machine handing each batch
+        # to a thread pool cost more than tokenizing it (read by `tokenizers` at each call).
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
             import numpy as np
             from safetensors.numpy import load_file

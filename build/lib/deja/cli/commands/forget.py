@@ -1,0 +1,100 @@
+"""`deja forget`: remove sessions from the index for good, list what was, or undo that."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from deja.query import History
+from deja.units import ago
+from deja.wire import iso, session_json, tombstone_json
+
+from .. import render
+from ..common import AddCommand, CliError, emit, implicit_pass, opened_history
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("forget", "remove sessions from the index for good, or undo that")
+    group = sub.add_mutually_exclusive_group(required=True)
+    group.add_argument("--session", metavar="ID")
+    group.add_argument("--workspace", metavar="DIR")
+    group.add_argument("--list", action="store_true", help="what was forgotten, and when")
+    group.add_argument(
+        "--undo", metavar="ID|DIR", help="forget no more: the next pass indexes it again"
+    )
+    sub.add_argument(
+        "--dry-run", action="store_true", help="list what would be forgotten; change nothing"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    if args.dry_run and not (args.session or args.workspace):
+        raise CliError("--dry-run goes with --session or --workspace")
+    if args.list:
+        return _list(args, history)
+    if args.undo:
+        tomb = history.unforget(args.undo)
+        message = (
+            f"{tomb.kind} {tomb.value} is no longer forgotten: the next pass indexes what"
+            " Continue's store holds of it (what only Deja had kept is gone)"
+        )
+        emit(args, "forget", lambda: [message], undone=tombstone_json(tomb))
+        return 0
+    implicit_pass(history)  # what the store holds now is what there is to forget
+    targets = history.forget_preview(session=args.session, workspace=args.workspace)
+    now = time.time()
+    payload: dict[str, object] = {
+        "dry_run": args.dry_run,
+        "targets": [session_json(s) for s in targets],
+    }
+    if args.session:
+        payload["session"] = targets[0].id
+        message = (
+            f"forgot session {targets[0].id}; later passes will not bring it back"
+            f" (deja forget --undo {render.short_id(targets[0].id)} would)"
+        )
+        if not args.dry_run:
+            history.forget_session(targets[0].id)
+    else:
+        payload |= {"workspace": args.workspace, "sessions": len(targets)}
+        message = (
+            f"forgot {len(targets)} sessions of {args.workspace}; "
+            "later passes will not index that workspace"
+        )
+        if not args.dry_run:
+            history.forget_workspace(args.workspace)
+
+    def lines() -> list[str]:
+        if not args.dry_run:
+            return [message]
+        what = f"session {targets[0].id}" if args.session else f"{len(targets)} sessions"
+        later = "" if args.session else f", and keep later sessions of {args.workspace} out"
+        out = [f"would forget {what}{later} (nothing changed):"]
+        for s in targets:
+            out.append(
+                f"  {render.short_id(s.id)}  {s.title} · {s.workspace or '-'} · last active "
+                f"{ago(s.last_active, now)} · {s.message_count} messages"
+            )
+        return out
+
+    emit(args, "forget", lines, **payload)
+    return 0
+
+
+def _list(args: argparse.Namespace, history: History) -> int:
+    tombs = history.tombstones()
+
+    def lines() -> list[str]:
+        if not tombs:
+            return ["nothing forgotten"]
+        out = [f"forgotten ({len(tombs)}), oldest first; deja forget --undo ID|DIR takes one back:"]
+        out += [f"  {t.kind:<9}  {t.value}  since {iso(t.created)}" for t in tombs]
+        return out
+
+    emit(args, "forget", lines, tombstones=[tombstone_json(t) for t in tombs])
+    return 0

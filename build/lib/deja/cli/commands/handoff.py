@@ -1,0 +1,52 @@
+"""`deja handoff ID`: a new `cn` session opened with a past session's digest."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+from deja.query.digest import build_digest
+from deja.query.handoff import Launch, handoff
+
+from ..common import AddCommand, CliError, envelope, implicit_pass, opened_history
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("handoff", "print `cn '<digest>'`: a new session that starts from a past one")
+    sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
+    sub.add_argument("--exec", action="store_true", help="start cn with it, in this terminal")
+
+
+def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
+    """Print the command line (notes on stderr), or run it attached to the terminal."""
+    for note in plan.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if not args.exec:
+        if args.json:
+            sys.stdout.buffer.write(
+                envelope(
+                    args.command,
+                    session=session_id,
+                    line=plan.line,
+                    argv=plan.argv,
+                    cwd=plan.cwd,
+                    notes=plan.notes,
+                )
+            )
+        else:
+            print(plan.line)
+        return 0
+    try:
+        return subprocess.run(plan.argv, cwd=plan.cwd, check=False).returncode
+    except FileNotFoundError:
+        raise CliError(
+            "cn is not on PATH (Continue's CLI: npm install -g @continuedev/cli)"
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        implicit_pass(history)
+        view = history.show(args.session_id)
+    return launch(args, view.session.id, handoff(view.session, build_digest(view)))

@@ -1,0 +1,87 @@
+"""`deja restore`: list the project's sessions, or print earlier context as a compact transcript."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from deja.wire import restore_json
+
+from .. import render
+from ..common import AddCommand, ensure_store, envelope, implicit_pass, opened_history
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command(
+        "restore", "earlier context back as a compact transcript, compacted turns included"
+    )
+    sub.add_argument(
+        "selection",
+        nargs="*",
+        metavar="SELECTION",
+        help="1,3 · 1-4 · 0 (the current session) · last; add ': topic' to show the turns most"
+        " relevant to it in full. Nothing: list the sessions",
+    )
+    sub.add_argument("--session", metavar="ID", help="restore this session (id or 8+ characters)")
+    sub.add_argument("--all", action="store_true", help="every workspace, not just this one")
+    sub.add_argument(
+        "--limit", type=_count, default=20, metavar="N", help="sessions listed (default 20)"
+    )
+    sub.add_argument(
+        "--offset", type=_count, default=0, metavar="N", help="skip this many in the listing"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from deja.query.restore import (
+        RestoreResult,
+        current_lines,
+        listing_lines,
+        passed_over,
+    )
+
+    with opened_history() as history:
+        ensure_store(history)
+        implicit_pass(history)
+        # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
+        result: RestoreResult = history.restore(
+            " ".join(args.selection),
+            all_workspaces=args.all,
+            session=args.session,
+            limit=args.limit,
+            offset=args.offset,
+        )
+
+    if args.json:
+        sys.stdout.buffer.write(envelope("restore", **restore_json(result, time.time())))
+        return 0
+    lines = [f"note: {note}" for note in result.notes]
+    current = result.current
+    if result.text:
+        sys.stdout.write("\n".join(lines) + "\n" if lines else "")
+        sys.stdout.write(result.text)
+        if current and not current.as_zero and result.last:
+            # stdout stays the transcript; which session `last` passed over goes to stderr.
+            print(f"deja: {passed_over(current, scope_label=result.scope)}", file=sys.stderr)
+        return 0
+    if result.listing:
+        lines += listing_lines(
+            result.listing, scope_label=result.scope, total=result.total, current=current
+        )
+    if result.message:
+        lines.append(result.message)
+        if current and not result.listing:
+            lines += current_lines(current, scope_label=result.scope)
+    render.write_lines(lines)
+    return 0

@@ -1,0 +1,88 @@
+"""`deja search`: search every session."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from deja.query import SEARCH_ROLES, History, SearchQuery
+from deja.wire import hit_json
+
+from .. import render
+from ..common import (
+    AddCommand,
+    add_scope,
+    emit,
+    ensure_store,
+    implicit_pass,
+    opened_history,
+    positive,
+    since,
+)
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("search", "search every session")
+    sub.add_argument(
+        "query",
+        nargs="*",
+        help='words (all must match), "exact phrase", prefix*, -exclude or NOT word, a OR b',
+    )
+    add_scope(sub)
+    sub.add_argument("--role", choices=SEARCH_ROLES)
+    sub.add_argument(
+        "--file", metavar="PATH", help="only records about this file (found as blame finds it)"
+    )
+    sub.add_argument("--session", metavar="ID")
+    sub.add_argument("--since", type=since, metavar="7d|2026-11-01")
+    sub.add_argument("--limit", type=positive, default=10)
+    sub.add_argument("--offset", type=positive, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    ensure_store(history)
+    implicit_pass(history)
+    choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    session = history.resolve_session(args.session) if args.session else None
+    query = SearchQuery(
+        text=" ".join(args.query),
+        scope=choice.scope,
+        role=args.role,
+        file=args.file,
+        session=session,
+        since=args.since,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    result = history.search(query, scope_notes=choice.notes)
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        out = [style.dim(f"note: {note}") for note in result.notes]
+        if not result.total:
+            filters = {"role": args.role, "file": args.file, "session": args.session}
+            out.append(render.nothing_found(query.text, choice.scope.label, filters, args.since))
+        for hit in result.hits:
+            out += render.hit_lines(hit, style, now)
+        page = render.page_note("hits", len(result.hits), args.offset, result.total)
+        return out + ([style.dim(page)] if page else [])
+
+    emit(
+        args,
+        "search",
+        lines,
+        query=query.text,
+        scope=choice.scope.label,
+        approximate=result.approximate,
+        notes=result.notes,
+        total=result.total,
+        hits=[hit_json(hit) for hit in result.hits],
+    )
+    return 0

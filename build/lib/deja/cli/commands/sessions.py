@@ -1,0 +1,63 @@
+"""`deja sessions`: list sessions, newest first."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from deja.query import History
+from deja.wire import session_json
+
+from .. import render
+from ..common import (
+    AddCommand,
+    add_scope,
+    emit,
+    ensure_store,
+    implicit_pass,
+    opened_history,
+    positive,
+)
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("sessions", "list sessions, newest first")
+    add_scope(sub)
+    sub.add_argument("--limit", type=positive, default=20)
+    sub.add_argument("--offset", type=positive, default=0)
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    ensure_store(history)
+    implicit_pass(history)
+    choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    summaries = history.sessions(choice.scope, args.limit, args.offset)
+    total = history.count_sessions(choice.scope)
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        out = [style.dim(f"note: {note}") for note in choice.notes]
+        for summary in summaries:
+            out += render.session_lines(summary, style, now)
+        if not total:
+            out.append(f"no sessions in {choice.scope.label}")
+        page = render.page_note("sessions", len(summaries), args.offset, total)
+        return out + ([style.dim(page)] if page else [])
+
+    emit(
+        args,
+        "sessions",
+        lines,
+        scope=choice.scope.label,
+        notes=choice.notes,
+        total=total,
+        sessions=[session_json(s) for s in summaries],
+    )
+    return 0

@@ -1,0 +1,42 @@
+"""`deja show ID`: a session as indexed, compacted turns included."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from deja.query import History
+from deja.wire import record_json, session_json
+
+from .. import render
+from ..common import AddCommand, CliError, emit, implicit_pass, opened_history, positive
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("show", "show a session as indexed, compacted turns included")
+    sub.add_argument("session_id", metavar="ID")
+    sub.add_argument("--turn", type=positive)
+    sub.add_argument(
+        "--full", action="store_true", help="with command and tool output and edit diffs"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    implicit_pass(history)
+    view = history.show(args.session_id, args.turn)
+    if args.turn is not None and not view.records:
+        raise CliError(f"session {view.session.id} has no turn {args.turn}")
+    style = render.Style(sys.stdout)
+    emit(
+        args,
+        "show",
+        lambda: render.show_lines(view, style, full=args.full),
+        session=session_json(view.session),
+        records=[record_json(r) for r in view.records],
+    )
+    return 0

@@ -1,0 +1,132 @@
+"""What every `deja` command shares: the error it raises, the pass before it answers, its
+output (lines or a JSON envelope) and the argument types. Light: `deja search` loads this."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import orjson
+
+from deja.errors import DejaError
+from deja.index import PassReport
+from deja.query import History
+from deja.wire import JSON_SCHEMA
+
+from . import render
+from .progress import ProgressBar
+
+
+class CliError(DejaError):
+    """A command's own user error: one clear line on stderr and exit 1, as every `DejaError`."""
+
+
+class AddCommand(Protocol):
+    """What a command's `add_parser` is given: makes its subparser (`--json` unless told)."""
+
+    def __call__(
+        self, name: str, help_text: str, *, json: bool = True
+    ) -> argparse.ArgumentParser: ...
+
+
+def since(value: str) -> float:
+    """`7d`, `12h`, `30m`, `2w` ago, or a date `2026-11-01`."""
+    match = re.fullmatch(r"(\d+)([mhdw])", value.strip())
+    if match:
+        unit = {"m": 60, "h": 3_600, "d": 86_400, "w": 604_800}[match.group(2)]
+        return time.time() - int(match.group(1)) * unit
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a duration (7d, 12h) or a date (2026-11-01)"
+        ) from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+def positive(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return number
+
+
+def add_scope(sub: argparse.ArgumentParser) -> None:
+    """`--all` or `--workspace DIR`: which sessions a listing or a search covers."""
+    group = sub.add_mutually_exclusive_group()
+    group.add_argument("--all", action="store_true", help="every workspace")
+    group.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="sessions of this workspace: a folder in it, or the end of its path (myproj)",
+    )
+
+
+@contextmanager
+def opened_history() -> Iterator[History]:
+    try:
+        history = History()
+    except OSError as error:
+        raise CliError(f"cannot open the index: {error}") from None
+    try:
+        yield history
+    finally:
+        history.close()
+
+
+def run_pass(
+    history: History, *, rebuild: bool = False, quiet: bool = False, accept_empty: bool = False
+) -> PassReport:
+    bar = ProgressBar(sys.stderr, enabled=not quiet)
+    try:
+        return history.refresh(rebuild=rebuild, progress=bar.update, accept_empty=accept_empty)
+    finally:
+        bar.finish()
+
+
+def implicit_pass(history: History) -> None:
+    """The pass a command runs before it answers. A store that was not applied (missing or
+    emptied) is said once on stderr; the answer comes from the index as it is."""
+    report = run_pass(history, quiet=True)
+    if report.refused is not None:
+        print(f"deja: note: {report.refused.message}; answering from the index", file=sys.stderr)
+
+
+def ensure_store(history: History) -> None:
+    if not (history.root / "sessions").is_dir() and history.stats().sessions == 0:
+        raise CliError(
+            f"no Continue store at {history.root / 'sessions'} "
+            "(set DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)"
+        )
+
+
+def envelope(command: str | None, **payload: Any) -> bytes:
+    return (
+        orjson.dumps(
+            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
+        )
+        + b"\n"
+    )
+
+
+def emit(
+    args: argparse.Namespace, command: str, lines: Callable[[], list[str]], **payload: object
+) -> None:
+    """The answer: the JSON envelope under `--json`, else the lines (built only then)."""
+    if args.json:
+        sys.stdout.buffer.write(envelope(command, **payload))
+    else:
+        render.write_lines(lines())
+
+
+def json_error(command: str | None, message: str, code: int) -> int:
+    """A `--json` run's failure: the envelope with `error` on stdout, so scripts parse one form."""
+    sys.stdout.buffer.write(envelope(command, error={"message": message}))
+    sys.stdout.flush()
+    return code

@@ -1,0 +1,71 @@
+"""Workspace directories as Continue stores them: IDE URIs and CLI paths, made comparable."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import unquote
+
+_DRIVE = re.compile(r"^/?([A-Za-z]):(?:[/\\]|$)")
+
+
+def normalize_workspace(value: object) -> str:
+    """`file:///c%3A/Users/x/` → `c:/Users/x`; `/home/u/proj/` → `/home/u/proj`; junk → ``."""
+    if not isinstance(value, str):
+        return ""
+    text = value.strip()
+    if not text:
+        return ""
+    if text.lower().startswith("file://"):
+        text = unquote(text[len("file://") :])
+        # `file://host/share` keeps its host as a UNC-like prefix; `file:///p` has an empty host.
+        if not text.startswith("/"):
+            text = "//" + text
+    elif "://" in text:
+        # vscode-remote:// and similar: keep the path part, it is what the user recognises.
+        text = unquote(text.split("://", 1)[1])
+        text = "/" + text.split("/", 1)[1] if "/" in text else ""
+    text = text.replace("\\", "/")
+    drive = _DRIVE.match(text)
+    root = "/"
+    if drive:
+        text = drive.group(1).lower() + ":/" + text[drive.end() :]
+        root = text[:3]
+    stripped = text.rstrip("/")
+    return stripped if len(stripped) >= len(root) else root
+
+
+def project_name(workspace: str) -> str:
+    """The workspace's last folder name (`/home/u/proj` → `proj`)."""
+    if not workspace:
+        return ""
+    tail = posixpath.basename(workspace.rstrip("/"))
+    return tail or workspace
+
+
+def resolve_tool_path(path: str, workspace: str) -> str:
+    """Tool paths are as the model gave them, often relative to the workspace."""
+    path = path.strip()
+    if not path:
+        return ""
+    if path.lower().startswith("file://"):
+        return normalize_workspace(path)
+    path = path.replace("\\", "/") if _DRIVE.match(path) else path
+    if path.startswith("/") or _DRIVE.match(path) or not workspace:
+        return posixpath.normpath(path) if path.startswith("/") else path
+    return posixpath.normpath(posixpath.join(workspace, path))
+
+
+def workspace_contains(workspace: str, directory: str) -> bool:
+    """True when `directory` is the workspace or lies inside it."""
+    if not workspace or not directory:
+        return False
+    if workspace == "/":
+        return directory.startswith("/")
+    return directory == workspace or directory.startswith(workspace.rstrip("/") + "/")
+
+
+def relative_to_workspace(path: str, workspace: str) -> str:
+    """`path` relative to the workspace when it lies inside it, else as it is."""
+    base = workspace.rstrip("/") + "/"
+    return path[len(base) :] if workspace and path.startswith(base) else path

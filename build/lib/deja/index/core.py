@@ -1,0 +1,104 @@
+"""The durable index: one SQLite file in DEJA_HOME, kept in step with Continue's store by passes
+(`refresh.py`). A crash at any point leaves the last consistent state."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from deja.continue_store.workspace import normalize_workspace
+
+from . import tombstones
+from .recovery import open_index
+from .refresh import PassReport, Progress, run_pass
+from .schema import DB_NAME, prepare_home
+from .tombstones import Tombstone
+
+
+class Index:
+    """Owns the SQLite file. Writers take `index.lock` so only one pass runs at a time; readers
+    never wait for a pass (WAL)."""
+
+    def __init__(self, home: Path, root: Path, exclude_path: Path | None = None) -> None:
+        self.home = home
+        self.root = root
+        self.exclude_path = exclude_path
+        self.path = home / DB_NAME
+        prepare_home(home)
+        self.db, self.recovery = open_index(self.path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def writer(self) -> Iterator[None]:
+        """One writer across processes (CLI and sidecar share DEJA_HOME)."""
+        fd = os.open(self.home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # Tombstones -----------------------------------------------------------------------------
+
+    def tombstones(self) -> list[Tombstone]:
+        """What was forgotten, oldest first (sessions left out with their workspace are the
+        workspace's)."""
+        return tombstones.list_tombstones(self.db)
+
+    def workspace_sessions(self, directory: str) -> list[str]:
+        """The indexed sessions of a workspace: those in it or in a folder inside it. Raises
+        `NotIndexed` (saying why) when there are none."""
+        return tombstones.workspace_sessions(self.db, directory)
+
+    def forget_session(self, session_id: str) -> None:
+        with self.writer(), self.transaction() as db:
+            tombstones.forget_one(db, session_id)
+
+    def forget_workspace(self, directory: str) -> int:
+        workspace = normalize_workspace(directory)
+        with self.writer(), self.transaction() as db:
+            return tombstones.forget_workspace(db, workspace)
+
+    def undo_forget(self, session_or_workspace: str, directory: str | None = None) -> Tombstone:
+        """Remove one tombstone so the next pass indexes what Continue's store still holds of
+        it. `session_or_workspace`: a forgotten session id (or 8+ characters of one) or a
+        forgotten workspace; `directory`: the same as an absolute path, when it is one."""
+        tomb = tombstones.find_tombstone(self.tombstones(), session_or_workspace, directory)
+        with self.writer(), self.transaction() as db:
+            tombstones.remove_tombstone(db, tomb)
+        return tomb
+
+    # Passes ---------------------------------------------------------------------------------
+
+    def refresh(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        only: set[str] | None = None,
+        accept_empty: bool = False,
+    ) -> PassReport:
+        """One pass: read what changed (everything with `rebuild`), keep what compaction took.
+        A store folder that is missing or unreadable, or that lists no session file while the
+        index holds live sessions (unless `accept_empty`), is not applied: the report says why
+        in `refused` and the index is left as it was."""
+        return run_pass(
+            self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+        )

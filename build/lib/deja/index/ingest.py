@@ -1,0 +1,189 @@
+"""Putting one session into the index: replace what the file still holds, keep what compaction
+took away. The only code that writes records."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+import orjson
+
+from deja.continue_store import Item, Record, Session
+from deja.continue_store.times import turn_time
+
+from .tokens import identifier_parts
+
+_USER_PREVIEW = 100
+
+
+def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
+    """The file no longer continues what the index holds and either starts at a summary (the
+    CLI rewrote it to one summary item) or holds fewer turns: the old turns are gone from disk."""
+    if not old or not new:
+        return bool(old) and not new
+    if old[0][1] == new[0].fingerprint:
+        return False
+    return new[0].is_summary or len(new) < len(old)
+
+
+def _hunks_json(record: Record) -> str | None:
+    if not record.hunks:
+        return None
+    return orjson.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
+
+
+def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None:
+    # Ids are given here (the caller holds the write lock) so both tables take one batch each.
+    first = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
+    rows = []
+    texts = []
+    for offset, record in enumerate(session.records):
+        # Turns after a compaction continue the timeline of the turns the index kept.
+        time = turn_time(session.started, session.last_active, base + record.turn)
+        rows.append(
+            (
+                first + offset,
+                session.id,
+                base + record.turn,
+                record.role,
+                time,
+                record.tool,
+                record.status,
+                record.path,
+                record.exit_code,
+                record.output,
+                record.args,
+                _hunks_json(record),
+            )
+        )
+        texts.append((first + offset, record.text, identifier_parts(record.text)))
+    db.executemany(
+        "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
+        " output, args, hunks) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    db.executemany("INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)", texts)
+
+
+def _delete_live(db: sqlite3.Connection, session_id: str) -> None:
+    db.execute(
+        "DELETE FROM records_fts WHERE rowid IN "
+        "(SELECT id FROM records WHERE session_id = ? AND compacted = 0)",
+        (session_id,),
+    )
+    db.execute("DELETE FROM records WHERE session_id = ? AND compacted = 0", (session_id,))
+    db.execute("DELETE FROM items WHERE session_id = ? AND compacted = 0", (session_id,))
+
+
+def forget_session(db: sqlite3.Connection, session_id: str) -> None:
+    db.execute(
+        "DELETE FROM records_fts WHERE rowid IN (SELECT id FROM records WHERE session_id = ?)",
+        (session_id,),
+    )
+    db.execute("DELETE FROM records WHERE session_id = ?", (session_id,))
+    db.execute("DELETE FROM items WHERE session_id = ?", (session_id,))
+    db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
+def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:
+    rows = db.execute(
+        "SELECT body FROM records_fts WHERE rowid IN ("
+        " (SELECT min(id) FROM records WHERE session_id = ? AND role = 'user'),"
+        " (SELECT max(id) FROM records WHERE session_id = ? AND role = 'user'))"
+        " ORDER BY rowid",
+        (session_id, session_id),
+    ).fetchall()
+    texts = [" ".join(str(row[0]).split())[:_USER_PREVIEW] for row in rows]
+    return (texts[0], texts[-1]) if texts else ("", "")
+
+
+def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
+    """Replace the session's live records; returns how many turns were newly kept from
+    compaction, or None when the file was rewritten with nothing new (only its stat is updated).
+    The caller owns the transaction."""
+    row = db.execute(
+        "SELECT base_turn, kept_items, title, workspace FROM sessions WHERE id = ?", (session.id,)
+    ).fetchone()
+    base, kept = (int(row[0]), int(row[1])) if row else (0, 0)
+    newly_kept = 0
+    if row is not None:
+        old = db.execute(
+            "SELECT turn, fingerprint FROM items WHERE session_id = ? AND compacted = 0"
+            " ORDER BY turn",
+            (session.id,),
+        ).fetchall()
+        if (row[2], row[3]) == (session.title, session.workspace) and [
+            fingerprint for _, fingerprint in old
+        ] == [item.fingerprint for item in session.items]:
+            db.execute(
+                "UPDATE sessions SET size = ?, mtime_ns = ?, last_active = ?, deleted = 0"
+                " WHERE id = ?",
+                (session.size, session.mtime_ns, session.last_active, session.id),
+            )
+            return None
+        if is_compaction(old, session.items):
+            newly_kept = len(old)
+            base = _keep_compacted(db, session.id, base)
+            kept += newly_kept
+        else:
+            _delete_live(db, session.id)
+    db.executemany(
+        "INSERT INTO items (session_id, turn, fingerprint, role, is_summary) VALUES (?,?,?,?,?)",
+        [
+            (session.id, base + item.turn, item.fingerprint, item.role, int(item.is_summary))
+            for item in session.items
+        ],
+    )
+    _insert_records(db, session, base)
+    _upsert_session(db, session, kept, base)
+    return newly_kept
+
+
+def _keep_compacted(db: sqlite3.Connection, session_id: str, base: int) -> int:
+    """Mark the session's live items and records compacted; returns the turn new items start at."""
+    db.execute(
+        "UPDATE items SET compacted = 1 WHERE session_id = ? AND compacted = 0",
+        (session_id,),
+    )
+    db.execute(
+        "UPDATE records SET compacted = 1 WHERE session_id = ? AND compacted = 0",
+        (session_id,),
+    )
+    (last,) = db.execute(
+        "SELECT max(turn) FROM items WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return int(last) + 1 if last is not None else base
+
+
+def _upsert_session(db: sqlite3.Connection, session: Session, kept: int, base: int) -> None:
+    first_user, last_user = _user_texts(db, session.id)
+    db.execute(
+        "INSERT INTO sessions (id, title, workspace, project, started, last_active, source, file,"
+        " size, mtime_ns, message_count, compacted_on_disk, kept_items, base_turn, deleted,"
+        " first_user, last_user) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,?,?)"
+        " ON CONFLICT(id) DO UPDATE SET title=excluded.title, workspace=excluded.workspace,"
+        " project=excluded.project, started=excluded.started, last_active=excluded.last_active,"
+        " source=excluded.source, file=excluded.file, size=excluded.size,"
+        " mtime_ns=excluded.mtime_ns, message_count=excluded.message_count,"
+        " compacted_on_disk=excluded.compacted_on_disk, kept_items=excluded.kept_items,"
+        " base_turn=excluded.base_turn, deleted=0, first_user=excluded.first_user,"
+        " last_user=excluded.last_user",
+        (
+            session.id,
+            session.title,
+            session.workspace,
+            session.project,
+            session.started,
+            session.last_active,
+            session.source,
+            session.file,
+            session.size,
+            session.mtime_ns,
+            session.message_count,
+            int(session.compacted_on_disk),
+            kept,
+            base,
+            first_user,
+            last_user,
+        ),
+    )

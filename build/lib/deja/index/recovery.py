@@ -1,0 +1,98 @@
+"""Opening the index file: a corrupt file is moved aside and rebuilt from the store, an old schema
+is upgraded keeping what only the index holds."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .schema import DB_NAME, SCHEMA_VERSION, IndexCorrupt, connect, schema_version
+
+
+@dataclass(slots=True)
+class Recovery:
+    """What happened when the index file could not be opened."""
+
+    message: str
+    lost: str
+
+
+def open_index(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
+    """The connection to the index at `path`, and the recovery it took, if any."""
+    try:
+        db = connect(path)
+        # Reading the schema and a row catches a file that is not a database; a full
+        # integrity check would read the whole index on every start.
+        db.execute("SELECT id FROM sessions LIMIT 1").fetchone()
+    except (IndexCorrupt, sqlite3.DatabaseError) as error:
+        return _recover(path, str(error))
+    if schema_version(db) != SCHEMA_VERSION:
+        db = _upgrade(path, db)
+    return db, None
+
+
+def _recover(path: Path, reason: str) -> tuple[sqlite3.Connection, Recovery]:
+    """A corrupt index is moved aside and rebuilt from the store; say what cannot return."""
+    aside = path.with_name(f"{DB_NAME}.corrupt-{int(time.time())}")
+    with contextlib.suppress(OSError):
+        os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(str(path) + suffix)
+    recovery = Recovery(
+        message=f"the index could not be opened ({reason}); it was moved to {aside.name} "
+        "and is rebuilt from Continue's store",
+        lost="turns that Continue's compaction removed and only the old index held cannot "
+        "be recovered; forgotten sessions are forgotten again only if they are in the store",
+    )
+    return connect(path), recovery
+
+
+def _upgrade(path: Path, old: sqlite3.Connection) -> sqlite3.Connection:
+    """A new schema starts from an empty file, carrying over what only the index holds: the
+    sessions, the compacted records and items, and the tombstones. The store gives the rest."""
+    old.close()
+    previous = path.with_name(f"{DB_NAME}.upgrading")
+    os.replace(path, previous)
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.replace(str(path) + suffix, str(previous) + suffix)
+    db = connect(path)
+    db.execute("ATTACH DATABASE ? AS old", (str(previous),))
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        _copy_common(db, "sessions", "1")
+        db.execute("UPDATE sessions SET size = -1, mtime_ns = -1")  # re-read every file
+        _copy_common(db, "items", "compacted = 1")
+        _copy_common(db, "records", "compacted = 1")
+        db.execute(
+            "INSERT INTO records_fts (rowid, body, parts) SELECT rowid, body, parts"
+            " FROM old.records_fts WHERE rowid IN (SELECT id FROM records)"
+        )
+        _copy_common(db, "tombstones", "1")
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError:
+        db.execute("ROLLBACK")
+        raise
+    finally:
+        db.execute("DETACH DATABASE old")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(str(previous) + suffix)
+    return db
+
+
+def _copy_common(db: sqlite3.Connection, table: str, where: str) -> None:
+    """Copy the columns both schemas share, so an upgrade survives added or dropped columns."""
+    new_cols = [row[1] for row in db.execute(f"PRAGMA main.table_info({table})")]
+    old_cols = {row[1] for row in db.execute(f"PRAGMA old.table_info({table})")}
+    cols = ", ".join(col for col in new_cols if col in old_cols)
+    if cols:
+        db.execute(
+            f"INSERT OR IGNORE INTO main.{table} ({cols}) SELECT {cols} FROM old.{table}"
+            f" WHERE {where}"
+        )

@@ -1,0 +1,139 @@
+"""The index's SQLite schema, how it is opened, and how an older schema is upgraded."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from deja import settings
+
+SCHEMA_VERSION = 1
+DB_NAME = "index.sqlite3"
+BUSY_TIMEOUT_MS = 30_000
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    workspace TEXT NOT NULL,
+    project TEXT NOT NULL,
+    started REAL NOT NULL,
+    last_active REAL NOT NULL,
+    source TEXT NOT NULL,
+    file TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    compacted_on_disk INTEGER NOT NULL,
+    -- history items that only the index still holds (compaction removed them from the file)
+    kept_items INTEGER NOT NULL DEFAULT 0,
+    -- turn number of the file's first history item: turns before it were compacted away
+    base_turn INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    first_user TEXT NOT NULL DEFAULT '',
+    last_user TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS sessions_workspace ON sessions(workspace);
+CREATE INDEX IF NOT EXISTS sessions_last_active ON sessions(last_active);
+CREATE TABLE IF NOT EXISTS items (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,
+    role TEXT NOT NULL,
+    is_summary INTEGER NOT NULL,
+    compacted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, turn)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    time REAL NOT NULL,
+    tool TEXT,
+    status TEXT,
+    path TEXT,
+    exit_code INTEGER,
+    output TEXT,
+    args TEXT,
+    hunks TEXT,
+    compacted INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS records_session ON records(session_id, turn);
+CREATE INDEX IF NOT EXISTS records_path ON records(path, role) WHERE path IS NOT NULL;
+-- Text lives only here: `body` is the record's text, `parts` the extra tokens that make code
+-- identifiers searchable by their pieces (parseConfig → parse config).
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
+    body, parts, tokenize = "unicode61 remove_diacritics 2"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
+-- sessions the exclude list keeps out, remembered so an unchanged file is not read again
+CREATE TABLE IF NOT EXISTS excluded (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL
+);
+-- files that could not be read, remembered so an unchanged broken file is not retried each pass
+CREATE TABLE IF NOT EXISTS unreadable (
+    id TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tombstones (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+"""
+
+
+class IndexCorrupt(RuntimeError):
+    """The index file cannot be opened as a Deja index."""
+
+
+# Where the index lives: `DEJA_HOME`, else `$XDG_DATA_HOME/deja`, else `~/.local/share/deja`.
+default_home = settings.deja_home
+
+
+def prepare_home(home: Path) -> None:
+    """A 0700 folder: the index holds the user's conversations."""
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(home, 0o700)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating 0600) with WAL, a busy timeout, and the schema in place."""
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    os.chmod(path, 0o600)
+    db = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
+    try:
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.executescript(DDL)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if version is None:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    except sqlite3.DatabaseError as error:
+        db.close()
+        raise IndexCorrupt(f"{path}: {error}") from error
+    for suffix in ("-wal", "-shm"):
+        side = Path(str(path) + suffix)
+        if side.exists():
+            os.chmod(side, 0o600)
+    return db
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return int(row[0]) if row else 0

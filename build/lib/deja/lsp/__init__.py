@@ -1,0 +1,1 @@
+"""`deja serve`: the sidecar language server every editor talks to (see docs/protocol.md)."""

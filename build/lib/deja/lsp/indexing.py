@@ -1,0 +1,94 @@
+"""The sidecar's live index (`deja.live_index`), started once the client is initialized: what it
+reports on its thread becomes, on the event loop, work-done progress for the first pass, log
+lines, messages, `deja/indexChanged` and `deja/storeStatus`. Requests never wait for a pass."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+
+from deja.index import StoreRefusal
+from deja.live_index import LiveIndex, LiveListener, ProgressReport
+
+from .context import DejaServer
+
+PROGRESS_TOKEN = "deja/indexing"
+KINDS = {
+    logging.INFO: types.MessageType.Info,
+    logging.WARNING: types.MessageType.Warning,
+    logging.ERROR: types.MessageType.Error,
+}
+
+
+def start_indexing(ls: DejaServer) -> LiveIndex:
+    """Open the index and index in the background, watching the store until shutdown."""
+    listener = SidecarListener(ls, asyncio.get_running_loop())
+    live = LiveIndex(ls.options.deja_home, ls.options.continue_root, listener)
+    live.start(watch=True)
+    return live
+
+
+class SidecarListener(LiveListener):
+    """Called on the index thread: each report is handed to the loop, in order."""
+
+    def __init__(self, ls: DejaServer, loop: asyncio.AbstractEventLoop) -> None:
+        self.ls = ls
+        self.loop = loop
+
+    def _soon(self, callback: Callable[..., Any], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
+            self.loop.call_soon_threadsafe(callback, *args)
+
+    def log(self, message: str, level: int = logging.INFO) -> None:
+        self._soon(self.ls.log, message, KINDS[level])
+
+    def tell(self, message: str, level: int = logging.WARNING) -> None:
+        self._soon(self.ls.tell, message, KINDS[level])
+
+    def first_pass_begin(self) -> bool:
+        try:
+            shown = asyncio.run_coroutine_threadsafe(progress_begin(self.ls), self.loop)
+        except RuntimeError:
+            return False
+        return shown.result()
+
+    def first_pass_progress(self, report: ProgressReport) -> None:
+        progress = types.WorkDoneProgressReport(
+            message=report.message, percentage=report.percentage
+        )
+        self._soon(self.ls.work_done_progress.report, PROGRESS_TOKEN, progress)
+
+    def first_pass_end(self, outcome: str) -> None:
+        # Reports were queued on the loop before the pass returned, so they arrive first.
+        end = types.WorkDoneProgressEnd(message=outcome)
+        self._soon(self.ls.work_done_progress.end, PROGRESS_TOKEN, end)
+
+    def index_changed(self, session_ids: list[str]) -> None:
+        self._soon(self.ls.index_changed, session_ids)
+
+    def store_status(self, refusal: StoreRefusal | None) -> None:
+        self._soon(self.ls.store_status, refusal)
+
+
+async def progress_begin(ls: DejaServer) -> bool:
+    """Work-done progress for the first pass, when the client shows it."""
+    window = ls.client_capabilities.window
+    if not (window and window.work_done_progress):
+        return False
+    try:
+        await ls.work_done_progress.create_async(PROGRESS_TOKEN)
+    except Exception as error:
+        ls.log(f"no progress shown: {error}")
+        return False
+    ls.work_done_progress.begin(
+        PROGRESS_TOKEN,
+        types.WorkDoneProgressBegin(
+            title="Deja: indexing Continue sessions", percentage=0, cancellable=False
+        ),
+    )
+    return True

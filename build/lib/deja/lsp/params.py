@@ -1,0 +1,108 @@
+"""Parameters of custom requests and command arguments: typed, with a clear message when wrong.
+
+pygls hands custom-request params over as namedtuples; they are turned back into plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from deja.query import SEARCH_ROLES
+
+from .errors import RequestError
+from .options import SCOPES
+
+
+def plain(value: Any) -> Any:
+    """namedtuples (pygls' form of JSON objects) → dicts, all the way down."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value
+
+
+class Params:
+    """One request's parameters: each accessor checks its field and names it when wrong."""
+
+    def __init__(self, method: str, raw: Any) -> None:
+        value = plain(raw)
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise RequestError(f"{method} takes an object of parameters, not {value!r}")
+        self.values: dict[str, Any] = value
+
+    def text(self, name: str) -> str | None:
+        value = self.values.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise RequestError(f"{name} must be a string, not {value!r}")
+        return value
+
+    def required_text(self, name: str) -> str:
+        value = self.text(name)
+        if not value or not value.strip():
+            raise RequestError(f"{name} is required")
+        return value
+
+    def integer(self, name: str, default: int | None, *, low: int = 0, high: int = 10_000) -> int:
+        value = self.values.get(name)
+        if value is None:
+            if default is None:
+                raise RequestError(f"{name} is required")
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+        return value
+
+    def optional_integer(self, name: str) -> int | None:
+        return None if self.values.get(name) is None else self.integer(name, None)
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> str | None:
+        value = self.text(name)
+        if value is not None and value not in choices:
+            raise RequestError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    def scope(self) -> str | None:
+        return self.choice("scope", SCOPES)
+
+    def role(self) -> str | None:
+        return self.choice("role", SEARCH_ROLES)
+
+    def file(self) -> str | None:
+        """A file URI or a path (absolute, or relative: matched as a path suffix)."""
+        value = self.text("file")
+        if value is None or not value.strip():
+            return None
+        if "://" in value:
+            path = to_fs_path(value)
+            if path is None:
+                raise RequestError(f"file {value!r} is not a file: URI")
+            return path
+        return value.removeprefix("./")
+
+    def position(self) -> types.Position | None:
+        value = self.values.get("position")
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise RequestError(f"position must be {{line, character}}, not {value!r}")
+        return types.Position(
+            line=Params("position", value).integer("line", None, high=10_000_000),
+            character=Params("position", value).integer("character", None, high=10_000_000),
+        )
+
+
+def command_params(command: str, args: tuple[Any, ...], names: tuple[str, ...]) -> Params:
+    """Command arguments either as one object (`[{"sessionId": …}]`) or positionally
+    (`["…", 3]` in the order of `names`)."""
+    if len(args) == 1 and isinstance(args[0], dict):
+        return Params(command, args[0])
+    if len(args) > len(names):
+        raise RequestError(f"{command} takes at most {len(names)} arguments: {', '.join(names)}")
+    return Params(command, dict(zip(names, args, strict=False)))

@@ -1,0 +1,150 @@
+"""Custom requests (`deja/…`, see docs/protocol.md). Results are built from `deja.wire`'s shapes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from lsprotocol import types
+
+from deja import render_markdown
+from deja.query import History, Hit, ScopeChoice, SearchQuery, SessionView
+from deja.wire import hit_json, placed_event_json, session_json, turns_json
+
+from .context import DejaServer
+from .documents import FileView, contains
+from .errors import RequestError, guarded
+from .params import Params
+
+SEARCH = "deja/search"
+SESSIONS = "deja/sessions"
+SESSION = "deja/session"
+FILE_HISTORY = "deja/fileHistory"
+FORK_COMMAND = "deja/forkCommand"
+MAX_PAGE = 500
+
+
+@dataclass(slots=True)
+class Found:
+    query: str
+    hits: list[Hit]
+    approximate: bool
+    notes: list[str]
+
+
+def run_search(
+    history: History, params: Params, choice: ScopeChoice, default_limit: int = 20
+) -> Found:
+    query = SearchQuery(
+        text=params.required_text("query"),
+        scope=choice.scope,
+        role=params.role(),
+        file=params.file(),
+        limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
+        offset=params.integer("offset", 0, high=1_000_000),
+        count_all=False,  # the reply carries no total
+    )
+    result = history.search(query, scope_notes=choice.notes)
+    return Found(query.text, result.hits, result.approximate, result.notes)
+
+
+def search_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:
+    found = run_search(history, params, choice)
+    return {
+        "query": found.query,
+        "scope": choice.scope.label,
+        "approximate": found.approximate,
+        "notes": found.notes,
+        "hits": [hit_json(hit) for hit in found.hits],
+    }
+
+
+def sessions_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:
+    summaries = history.sessions(
+        choice.scope,
+        params.integer("limit", 50, low=1, high=MAX_PAGE),
+        params.integer("offset", 0, high=1_000_000),
+    )
+    return {
+        "scope": choice.scope.label,
+        "notes": choice.notes,
+        "sessions": [session_json(summary) for summary in summaries],
+    }
+
+
+def session_view(history: History, params: Params) -> SessionView:
+    turn = params.optional_integer("turn")
+    view = history.show(params.required_text("sessionId"), turn)
+    if turn is not None and not view.records:
+        raise RequestError(f"session {view.session.id} has no turn {turn}")
+    return view
+
+
+def session_result(history: History, params: Params) -> dict[str, Any]:
+    view = session_view(history, params)
+    return {
+        "session": session_json(view.session),
+        "turns": turns_json(view),
+        "markdown": render_markdown.session(view),
+    }
+
+
+def range_json(span: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": span.start.line, "character": span.start.character},
+        "end": {"line": span.end.line, "character": span.end.character},
+    }
+
+
+def file_history_result(view: FileView, position: types.Position | None) -> dict[str, Any]:
+    """Each event with its hunks' `range` in the current text and the first of them as the
+    event's `range` (null when none of its written text is there any more)."""
+    events: list[dict[str, Any]] = []
+    for event in view.events:
+        spans = {placed.hunk: placed.range for placed in view.placed if placed.event is event}
+        if position is not None and not any(contains(s, position) for s in spans.values()):
+            continue
+        events.append(placed_event_json(event, {h: range_json(s) for h, s in spans.items()}))
+    return {"uri": view.uri, "path": view.path, "events": events}
+
+
+def fork_result(history: History, params: Params) -> dict[str, Any]:
+    return asdict(history.fork_command(params.required_text("sessionId")))
+
+
+def register(server: DejaServer) -> None:
+    @server.feature(SEARCH)
+    @guarded(SEARCH)
+    async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(SEARCH, params)
+        history = await ls.history()
+        return search_result(history, parsed, ls.scope(history, parsed.scope()))
+
+    @server.feature(SESSIONS)
+    @guarded(SESSIONS)
+    async def sessions(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(SESSIONS, params)
+        history = await ls.history()
+        return sessions_result(history, parsed, ls.scope(history, parsed.scope()))
+
+    @server.feature(SESSION)
+    @guarded(SESSION)
+    async def session(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(SESSION, params)
+        return session_result(await ls.history(), parsed)
+
+    @server.feature(FILE_HISTORY)
+    @guarded(FILE_HISTORY)
+    async def file_history(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(FILE_HISTORY, params)
+        uri, position = parsed.required_text("uri"), parsed.position()
+        view = ls.file_view(await ls.history(), uri)
+        if view is None:
+            raise RequestError(f"{uri} is not a file: URI")
+        return file_history_result(view, position)
+
+    @server.feature(FORK_COMMAND)
+    @guarded(FORK_COMMAND)
+    async def fork_command(ls: DejaServer, params: Any) -> dict[str, Any]:
+        parsed = Params(FORK_COMMAND, params)
+        return fork_result(await ls.history(), parsed)

@@ -1,0 +1,32 @@
+"""The sidecar: one pygls language server for every editor, over stdio (or TCP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from . import commands, hover, lens, lifecycle, protocol, requests, restore
+from .context import DejaServer
+
+LOOPBACK = "127.0.0.1"
+
+
+def create_server() -> DejaServer:
+    server = DejaServer()
+    protocol.install(server)
+    for feature in (lifecycle, requests, restore, hover, lens, commands):
+        feature.register(server)
+    return server
+
+
+def serve(tcp_port: int | None = None) -> None:
+    # stdout is the protocol's: anything else Deja or pygls says goes to stderr.
+    logging.basicConfig(
+        level=logging.WARNING, stream=sys.stderr, format="deja serve: %(name)s: %(message)s"
+    )
+    server = create_server()
+    if tcp_port is None:
+        server.start_io()
+        return
+    print(f"deja serve: listening on {LOOPBACK}:{tcp_port}", file=sys.stderr, flush=True)
+    server.start_tcp(LOOPBACK, tcp_port)

@@ -1,0 +1,284 @@
+"""The MCP tools: their definitions and their answers, thin over `History`. No MCP library here
+(`server.py` wires these to the SDK), so the answers are tested without a server.
+
+Every answer is framed by `deja.recall.frame` and fits `MAX_ANSWER_BYTES` (an error is the
+tool's own plain message, not recalled data, so it is not framed); the definitions are
+what every request the agent sends carries, so they are kept short (a test measures them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from deja.continue_store.workspace import relative_to_workspace
+from deja.errors import DejaError
+from deja.live_index import LiveIndex
+from deja.query import FileEvent, History, Hit, SearchQuery, UnknownSession
+from deja.recall import frame, nothing_found
+from deja.text import cut
+from deja.wire import markdown_snippet
+
+from .topic import topic_first
+
+MAX_ANSWER_BYTES = 4096
+# A restore transcript is the one long answer (it replaces re-reading a whole session), but it
+# still must not flood the agent's context.
+MAX_RESTORE_BYTES = 24_000
+SNIPPET_CHARS = 300
+REQUEST_CHARS = 200
+DIFF_LINES = 10
+BUILDING = (
+    "Deja is still building its index (first pass); this answer comes from what is indexed "
+    "so far. Ask again shortly for a complete answer."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+TOOLS = (
+    ToolSpec(
+        "deja_search",
+        "Search past Continue sessions (requests, replies, commands, edits) for earlier work: "
+        "did we solve this before, what was decided, which command fixed an error.",
+        {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
+                "scope": {"type": "string", "enum": ["workspace", "all"]},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+            },
+            "required": ["query"],
+        },
+    ),
+    ToolSpec(
+        "deja_file_history",
+        "Past edits to a file in Continue sessions: when, the request behind each, what changed.",
+        {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+            },
+            "required": ["path"],
+        },
+    ),
+    ToolSpec(
+        "deja_restore",
+        "Context of a past session, including turns Continue's compaction removed. session: an "
+        'id from deja_search or "last"; topic: show the turns about it in full.',
+        {
+            "type": "object",
+            "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
+        },
+    ),
+)
+
+
+class ToolError(DejaError):
+    """Bad arguments: the answer says so, marked as an error for the client."""
+
+
+def error_text(error: DejaError) -> str:
+    """A user error as the tool's answer; an unknown session is the caller's own mistake."""
+    return f"{error.message}." if isinstance(error, UnknownSession) else error.message
+
+
+def _day(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d")
+
+
+def _minute(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> str:
+    """As many whole blocks as fit the answer's size, then a line saying how many did not."""
+    body: list[str] = []
+    for shown, block in enumerate(blocks):
+        candidate = frame("\n".join([*body, *block, more.format(n=len(blocks))]), notes)
+        if len(candidate.encode("utf-8")) > MAX_ANSWER_BYTES:
+            body.append(more.format(n=len(blocks) - shown))
+            break
+        body += block
+    return frame("\n".join(body) if body else empty, notes)
+
+
+def hit_block(number: int, hit: Hit) -> list[str]:
+    """`project · date · title · session id`, then where it matched, then the matching text."""
+    head = f"[{number}] {hit.project or '-'} · {_day(hit.time)} · {hit.title or 'Untitled'}"
+    facts = [f"turn {hit.turn}", hit.role]
+    if hit.exit_code is not None:
+        facts.append(f"exit {hit.exit_code}")
+    elif hit.status not in (None, "done"):
+        facts.append(str(hit.status))
+    if hit.file:
+        facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
+    if hit.compacted:
+        facts.append("compacted: only Deja has it")
+    if hit.meaning_only:
+        facts.append("by meaning: no word of the query in it")
+    snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
+    return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
+
+
+def event_block(number: int, event: FileEvent) -> list[str]:
+    """When and in which session, the request behind the edit, and the lines it changed."""
+    status = f" ({event.status})" if event.status not in (None, "done") else ""
+    kept = " · compacted: only Deja has it" if event.compacted else ""
+    lines = [
+        f"[{number}] {_minute(event.time)} · {event.title or 'Untitled'} · {event.session_id}"
+        f" · turn {event.turn}{status}{kept}"
+    ]
+    if event.request:
+        lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")
+    changed: list[str] = []
+    for replaced, written in event.hunks:
+        changed += [f"    - {line}" for line in (replaced or "").splitlines()]
+        changed += [f"    + {line}" for line in written.splitlines()]
+    if len(changed) > DIFF_LINES:
+        changed = [*changed[:DIFF_LINES], f"    … {len(changed) - DIFF_LINES} more lines"]
+    return lines + changed
+
+
+def _limit(arguments: dict[str, Any], default: int) -> int:
+    value = arguments.get("limit", default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
+        raise ToolError("limit must be a whole number from 1 to 20")
+    return value
+
+
+def _text(arguments: dict[str, Any], key: str, *, required: bool) -> str:
+    value = arguments.get(key, "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ToolError(f"{key} must be a {'non-empty ' if required else ''}string")
+    return value.strip()
+
+
+class Recall:
+    """Answers the tools for one MCP client, whose working directory is the workspace scope.
+
+    The first index pass runs in the background (`start`), so the client's handshake is never
+    kept waiting; answers meanwhile come from what is indexed and say so. After it, each answer
+    first brings the index up to date (only changed sessions are read). Answers read through
+    their own connection; passes write through another.
+    """
+
+    def __init__(self, cwd: str, home: Path | None = None, root: Path | None = None) -> None:
+        self.cwd = cwd
+        self.live = LiveIndex(home, root)
+
+    def start(self) -> None:
+        # Not watched: each answer brings the index up to date itself, so it is never a tick late.
+        self.live.start(watch=False)
+
+    def _refresh(self) -> list[str]:
+        """An incremental pass; when it fails, the answer comes from the index as it is."""
+        try:
+            report = self.live.refresh()
+        except Exception as error:  # a store or disk fault must not end the server
+            return [f"Deja could not bring its index up to date ({error})"]
+        # A missing or emptied store is not applied: the answer says so.
+        return [report.refused.message] if report.refused else []
+
+    def wait_indexed(self, timeout: float | None = None) -> bool:
+        return self.live.wait_indexed(timeout)
+
+    def close(self) -> None:
+        # A pass still running is left to end with the process: the index survives a kill.
+        self.live.close()
+
+    def _history(self) -> tuple[History, list[str]]:
+        """The reader, fresh when the first pass is done, with the notes the answer must carry."""
+        self.live.wait_opened()
+        reader = self.live.history
+        if reader is None:
+            error = self.live.open_error
+            raise ToolError(f"Deja's index could not be opened: {error}")
+        if not self.live.indexed:
+            store = reader.root / "sessions"
+            notes = [] if store.is_dir() else [f"there is no Continue session store at {store}"]
+            return reader, [BUILDING, *notes]
+        return reader, self._refresh()
+
+    def answer(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """The framed text for a tool call, or the plain message of an error; and which."""
+        handlers: dict[str, Callable[[dict[str, Any]], str]] = {
+            "deja_search": self.search,
+            "deja_file_history": self.file_history,
+            "deja_restore": self.restore,
+        }
+        handler = handlers.get(name)
+        if handler is None:
+            return f"Unknown tool {name!r}.", True
+        try:
+            return handler(arguments), False
+        except DejaError as error:
+            return error_text(error), True
+
+    def search(self, arguments: dict[str, Any]) -> str:
+        text = _text(arguments, "query", required=True)
+        scope = arguments.get("scope", "workspace")
+        if scope not in ("workspace", "all"):
+            raise ToolError('scope must be "workspace" or "all"')
+        limit = _limit(arguments, 8)
+        history, notes = self._history()
+        choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
+        query = SearchQuery(text, scope=choice.scope, limit=limit, count_all=False)
+        result = history.search(query, scope_notes=choice.notes)
+        notes += result.notes
+        where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"
+        hint = "" if choice.scope.is_all else '; scope "all" searches every workspace'
+        return _fit(
+            [hit_block(n, hit) for n, hit in enumerate(result.hits, 1)],
+            notes,
+            nothing_found(f"no past session matches {text!r} in {where}{hint}."),
+            "({n} more hits not shown: narrow the query)",
+        )
+
+    def file_history(self, arguments: dict[str, Any]) -> str:
+        path = _text(arguments, "path", required=True)
+        limit = _limit(arguments, 5)
+        history, notes = self._history()
+        events = history.file_history(path, cwd=self.cwd)
+        edits = [event for event in events if event.role == "edit"][:limit]
+        reads = sum(1 for event in events if event.role != "edit")
+        seen = f" (it was read or attached {reads} times)" if reads else ""
+        return _fit(
+            [event_block(n, event) for n, event in enumerate(edits, 1)],
+            notes,
+            nothing_found(f"no past Continue session edited or wrote {path}{seen}."),
+            "({n} more edits not shown: lower the limit)",
+        )
+
+    def restore(self, arguments: dict[str, Any]) -> str:
+        """`session` is an id (or 8+ characters of one) or "last" (the default)."""
+        session = _text(arguments, "session", required=False) or "last"
+        topic = _text(arguments, "topic", required=False) or None
+        history, notes = self._history()
+        if session == "last":
+            result = history.restore("last", topic=topic, cwd=self.cwd)
+        else:
+            result = history.restore(session=session, topic=topic, cwd=self.cwd)
+        notes += result.notes
+        if result.text:
+            # The cut keeps the start: a topic restore starts with the turns about it.
+            text = topic_first(result)
+            return frame(_cut_bytes(text, MAX_RESTORE_BYTES), notes)
+        return frame(nothing_found(result.message or "no session to restore."), notes)
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    kept = data[: limit - 200].decode("utf-8", "ignore")
+    return kept + "\n… (cut here to spare your context; `deja restore` in a terminal has the rest)"

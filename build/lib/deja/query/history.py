@@ -1,0 +1,229 @@
+"""The one query API every front door (CLI, sidecar, MCP) calls. Front doors never open SQLite
+and never read the store themselves."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from deja.continue_store import resolve_root
+from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombstone, default_home
+
+from . import blame
+from . import sessions as session_queries
+from .fork import ForkCommand, fork_command
+from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
+from .search import SearchQuery, SearchResult, search
+from .stats import Stats, index_stats
+
+if TYPE_CHECKING:
+    from . import restore as restore_queries
+
+
+class History:
+    def __init__(
+        self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
+    ) -> None:
+        self.root = root or resolve_root()
+        self.home = home or default_home()
+        self.index = Index(self.home, self.root, exclude_path)
+        self.db = self.index.db
+
+    def close(self) -> None:
+        self.index.close()
+
+    @property
+    def recovery(self) -> Recovery | None:
+        """Set when opening found the index file unreadable and started a new one."""
+        return self.index.recovery
+
+    def refresh(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Progress | None = None,
+        only: set[str] | None = None,
+        accept_empty: bool = False,
+    ) -> PassReport:
+        """A pass; a missing or emptied store is not applied (see `PassReport.refused`)."""
+        return self.index.refresh(
+            rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+        )
+
+    # Scope ----------------------------------------------------------------------------------
+
+    def scope_for(
+        self, *, all_workspaces: bool = False, workspace: str | None = None, cwd: str | None = None
+    ) -> ScopeChoice:
+        """`workspace` as the user names it (`scope.named_scope`; raises `WorkspaceError`), else
+        the workspace holding `cwd` (all of them, with a note, when none does)."""
+        if all_workspaces:
+            return ScopeChoice(Scope())
+        if workspace:
+            return ScopeChoice(named_scope(self.db, workspace, cwd or os.getcwd()))
+        return current_scope(self.db, cwd or os.getcwd())
+
+    def scope_for_folders(self, folders: Sequence[str]) -> ScopeChoice:
+        """An editor's workspace folders (URIs or paths): for each, the innermost Continue
+        workspace holding it (or the folder itself) and every workspace inside that; all
+        workspaces, with a note, when no session belongs to any folder."""
+        return folders_scope(self.db, folders)
+
+    # Questions ------------------------------------------------------------------------------
+
+    def search(self, query: SearchQuery, *, scope_notes: Sequence[str] = ()) -> SearchResult:
+        """The hits, with the notes the answer carries in `.notes`: `scope_notes` (those of the
+        `ScopeChoice` the query's scope came from) and, when no hit matched exactly, which
+        words were corrected. Doors show the notes as they are."""
+        result = search(self.db, query)
+        result.notes = [*scope_notes]
+        if result.approximate:
+            fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
+            result.notes.append(f"no exact match; approximate hits ({fixes})")
+        return result
+
+    def sessions(
+        self, scope: Scope, limit: int = 50, offset: int = 0
+    ) -> list[session_queries.SessionSummary]:
+        return session_queries.list_sessions(self.db, scope, limit, offset)
+
+    def count_sessions(self, scope: Scope) -> int:
+        """How many sessions `sessions` pages through in `scope`."""
+        return session_queries.count_sessions(self.db, scope)
+
+    def resolve_session(self, given: str) -> str:
+        return session_queries.resolve_session_id(self.db, given)
+
+    def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+        return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def fork_command(self, session_id: str) -> ForkCommand:
+        return fork_command(
+            session_queries.session_summary(self.db, self.resolve_session(session_id))
+        )
+
+    def restore(
+        self,
+        selection: str = "",
+        *,
+        cwd: str | None = None,
+        all_workspaces: bool = False,
+        session: str | None = None,
+        topic: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> restore_queries.RestoreResult:
+        """Earlier context as a compact transcript (`deja restore`), from the index alone.
+
+        `selection`: "" (nothing: the listing), "1,3", "1-4", "0" (the current session, when it
+        lost context), "last", each optionally followed by ": topic". `session` (an id or 8+
+        characters of one) restores that session instead of numbers. `topic` is the same as
+        ": topic" (give it one way only): the ~20 turns the index ranks most relevant to it are
+        shown in full. Numbers are those of the listing of the workspace containing `cwd`
+        (default: the process's directory; every workspace with `all_workspaces`): newest first,
+        the current session left out, or shown as #0 when it lost context to compaction.
+        `limit`/`offset` page the listing. The current session is restored only up to its last
+        compaction. Does not refresh the index (call `refresh` first).
+
+        Returns a `RestoreResult`: `.text` is the transcript (first line
+        `# deja-restore-format: 1`) and its closing block when something was restored, with
+        `.restored` saying what; else `.listing` (`ListedSession(number, session)`, `.total`
+        numbered sessions in scope) and `.message` when there is nothing to list or select.
+        Raises `RestoreError` (bad selection, number out of range), `UnknownSession`, or
+        `QueryError` (a topic with no word to search).
+        """
+        # Imported here: the restore machinery costs every other command's start-up.
+        from . import restore as restore_queries
+
+        return restore_queries.restore(
+            self.db,
+            self.home,
+            selection,
+            cwd=cwd,
+            all_workspaces=all_workspaces,
+            session=session,
+            topic=topic,
+            limit=limit,
+            offset=offset,
+        )
+
+    def file_history(
+        self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None
+    ) -> list[blame.FileEvent]:
+        """Events for `path` (a file:// URI, absolute, relative to `cwd`, relative to a workspace
+        or the end of a path: `blame.resolve_file`), ranges placed in `document`."""
+        paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
+        events = blame.file_history(self.db, paths, limit=limit)
+        if document is not None:
+            blame.place_in_document(events, document)
+        return events
+
+    def edits_at_line(
+        self, events: list[blame.FileEvent], document: str, line: int
+    ) -> list[blame.FileEvent]:
+        """Of `file_history`'s events, the edits whose written text, where it stands in
+        `document`, covers the zero-based `line`."""
+        blame.place_in_document(events, document)
+        return blame.covering_line(events, line)
+
+    def most_edited_file(self) -> str:
+        return blame.most_edited_file(self.db)
+
+    def stats(self) -> Stats:
+        return index_stats(self.db, self.index.path, self.root)
+
+    def forget_preview(
+        self, *, session: str | None = None, workspace: str | None = None
+    ) -> list[session_queries.SessionSummary]:
+        """What `forget_session(session)` or `forget_workspace(workspace)` would remove, newest
+        first; nothing changes. Raises `UnknownSession` when the index holds none of it."""
+        if session is not None:
+            return [session_queries.session_summary(self.db, self.resolve_session(session))]
+        if workspace is None:
+            raise ValueError("forget_preview needs a session or a workspace")
+        with self._nothing_indexed():
+            ids = self.index.workspace_sessions(os.path.abspath(workspace))
+        return session_queries.summaries_of(self.db, ids)
+
+    def forget_session(self, session_id: str) -> session_queries.SessionSummary:
+        """Remove a session from the index for good (a tombstone keeps later passes from
+        bringing it back); returns what it was. Raises `UnknownSession`."""
+        summary = session_queries.session_summary(self.db, self.resolve_session(session_id))
+        with self._nothing_indexed():
+            self.index.forget_session(summary.id)
+        self._prune_restore_cache()
+        return summary
+
+    def forget_workspace(self, directory: str) -> int:
+        """Remove a workspace's sessions (and keep its later ones out); how many went. Raises
+        `UnknownSession` when the index holds no session of it."""
+        with self._nothing_indexed():
+            count = self.index.forget_workspace(os.path.abspath(directory))
+        self._prune_restore_cache()
+        return count
+
+    def tombstones(self) -> list[Tombstone]:
+        return self.index.tombstones()
+
+    def unforget(self, given: str) -> Tombstone:
+        """Undo a forget: a forgotten session id (8+ characters) or workspace directory. The next
+        pass indexes it again from Continue's store (what only Deja had kept is gone)."""
+        with self._nothing_indexed():
+            return self.index.undo_forget(given, os.path.abspath(given))
+
+    @contextlib.contextmanager
+    def _nothing_indexed(self) -> Iterator[None]:
+        """The index's `NotIndexed` as the query layer's user error."""
+        try:
+            yield
+        except NotIndexed as error:
+            raise session_queries.UnknownSession(str(error)) from None
+
+    def _prune_restore_cache(self) -> None:
+        """A forgotten session's restore transcript must not outlive it on disk."""
+        from . import restore as restore_queries
+
+        restore_queries.prune_cache(self.db, self.home)

@@ -1,0 +1,209 @@
+"""Listing sessions and reading one back, turn by turn, as the index holds it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import orjson
+
+from deja.errors import DejaError
+
+from .rows import named
+from .scope import Scope
+
+MIN_ID_PREFIX = 8
+
+
+class UnknownSession(DejaError, LookupError):
+    pass
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    id: str
+    title: str
+    workspace: str
+    project: str
+    started: float
+    last_active: float
+    first_user: str
+    last_user: str
+    message_count: int
+    size: int
+    lost_context: bool
+    kept_turns: int
+    deleted: bool
+    current: bool = False
+
+
+# The columns `summary_from_row` reads (by name: a row may hold more).
+SUMMARY_COLUMNS = (
+    "id, title, workspace, project, started, last_active, first_user, last_user,"
+    " message_count, size, compacted_on_disk, kept_items, deleted"
+)
+
+
+def summary_from_row(row: sqlite3.Row) -> SessionSummary:
+    """A `SessionSummary` from a row of a `named` cursor that selected `SUMMARY_COLUMNS`."""
+    return SessionSummary(
+        id=str(row["id"]),
+        title=str(row["title"]),
+        workspace=str(row["workspace"]),
+        project=str(row["project"]),
+        started=float(row["started"]),
+        last_active=float(row["last_active"]),
+        first_user=str(row["first_user"]),
+        last_user=str(row["last_user"]),
+        message_count=int(row["message_count"]),
+        size=max(int(row["size"]), 0),
+        lost_context=bool(row["compacted_on_disk"]) or int(row["kept_items"]) > 0,
+        kept_turns=int(row["kept_items"]),
+        deleted=bool(row["deleted"]),
+    )
+
+
+# Newest first, everywhere sessions are ordered. Last activity is the file's mtime; files copied
+# (`cp -r`), restored from a backup or synced can share one: the later start, then the id, decide.
+NEWEST_FIRST = "last_active DESC, started DESC, id"
+
+
+def list_sessions(
+    db: sqlite3.Connection, scope: Scope, limit: int = 50, offset: int = 0
+) -> list[SessionSummary]:
+    """Newest first; the most recently written one in scope is marked current."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"WHERE {scope_sql}" if scope_sql else ""
+    sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY {NEWEST_FIRST} LIMIT ? OFFSET ?"
+    rows = named(db).execute(sql, [*params, limit, offset]).fetchall()
+    summaries = [summary_from_row(row) for row in rows]
+    newest = current_session(db, scope)
+    for summary in summaries:
+        summary.current = newest is not None and summary.id == newest.id
+    return summaries
+
+
+def current_session(db: sqlite3.Connection, scope: Scope) -> SessionSummary | None:
+    """The session being written now: the newest in scope whose file still exists."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"{scope_sql} AND deleted = 0" if scope_sql else "deleted = 0"
+    row = (
+        named(db)
+        .execute(
+            f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE {where} ORDER BY {NEWEST_FIRST} LIMIT 1",
+            params,
+        )
+        .fetchone()
+    )
+    if row is None:
+        return None
+    summary = summary_from_row(row)
+    summary.current = True
+    return summary
+
+
+def count_sessions(db: sqlite3.Connection, scope: Scope) -> int:
+    """How many sessions `list_sessions` pages through."""
+    scope_sql, params = scope.sql("workspace")
+    where = f"WHERE {scope_sql}" if scope_sql else ""
+    return int(db.execute(f"SELECT count(*) FROM sessions {where}", params).fetchone()[0])
+
+
+def resolve_session_id(db: sqlite3.Connection, given: str) -> str:
+    """A full id, or a unique prefix of at least 8 characters."""
+    if db.execute("SELECT 1 FROM sessions WHERE id = ?", (given,)).fetchone():
+        return given
+    if len(given) < MIN_ID_PREFIX:
+        raise UnknownSession(f"no session {given!r} (give the full id or 8+ characters of it)")
+    rows = db.execute(
+        "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2",
+        (given, given + "\U0010ffff"),
+    ).fetchall()
+    if not rows:
+        raise UnknownSession(f"no session {given!r} in the index")
+    if len(rows) > 1:
+        raise UnknownSession(f"{given!r} matches more than one session; give more of the id")
+    return str(rows[0][0])
+
+
+def session_ids(db: sqlite3.Connection) -> list[str]:
+    """Every session the index holds (deleted ones too)."""
+    return [row[0] for row in db.execute("SELECT id FROM sessions")]
+
+
+def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[SessionSummary]:
+    """These sessions, newest first, in one query (the ids travel as one JSON parameter, so
+    no count of them meets SQLite's limit on parameters)."""
+    rows = named(db).execute(
+        f"SELECT {SUMMARY_COLUMNS} FROM sessions"
+        " WHERE id IN (SELECT value FROM json_each(?))"
+        f" ORDER BY {NEWEST_FIRST}",
+        (orjson.dumps(list(session_ids)).decode(),),
+    )
+    return [summary_from_row(row) for row in rows]
+
+
+def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
+    row = (
+        named(db)
+        .execute(f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        .fetchone()
+    )
+    if row is None:
+        raise UnknownSession(f"no session {session_id!r} in the index")
+    return summary_from_row(row)
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    turn: int
+    role: str
+    time: float
+    text: str
+    tool: str | None
+    status: str | None
+    path: str | None
+    exit_code: int | None
+    output: str | None
+    args: str | None
+    hunks: list[tuple[str | None, str]]
+    compacted: bool
+
+
+@dataclass(slots=True)
+class SessionView:
+    session: SessionSummary
+    records: list[TurnRecord] = field(default_factory=list)
+
+
+def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
+    view = SessionView(session_summary(db, session_id))
+    where, params = "r.session_id = ?", [session_id]
+    if turn is not None:
+        where += " AND r.turn = ?"
+        params.append(turn)  # type: ignore[arg-type]
+    for row in named(db).execute(
+        "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
+        " r.output, r.args, r.hunks, r.compacted FROM records r"
+        " JOIN records_fts f ON f.rowid = r.id"
+        f" WHERE {where} ORDER BY r.turn, r.id",
+        params,
+    ):
+        view.records.append(
+            TurnRecord(
+                turn=row["turn"],
+                role=row["role"],
+                time=row["time"],
+                text=row["text"],
+                tool=row["tool"],
+                status=row["status"],
+                path=row["path"],
+                exit_code=row["exit_code"],
+                output=row["output"],
+                args=row["args"],
+                hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+                compacted=bool(row["compacted"]),
+            )
+        )
+    return view

@@ -1,0 +1,118 @@
+"""Deja's environment settings: the one place that reads them. Each is read when it is used,
+never at import (`deja --help` works whatever they hold), and a value Deja cannot use is one
+`SettingError` naming the variable and what it must be."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from deja.errors import DejaError
+
+# Bounds the reader's memory: a session file over this size is reported and not read.
+DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
+MAX_SESSION_BYTES_VAR = "DEJA_MAX_SESSION_BYTES"
+
+Env = Mapping[str, str]
+
+
+class SettingError(DejaError):
+    """An environment variable holds a value Deja cannot use."""
+
+
+def _env(env: Env | None) -> Env:
+    return os.environ if env is None else env
+
+
+def _value(env: Env | None, name: str) -> str:
+    """The variable's value, stripped; blank is unset."""
+    return _env(env).get(name, "").strip()
+
+
+def _user_home(env: Env | None) -> Path:
+    home = _value(env, "HOME")
+    return Path(home) if home else Path.home()
+
+
+def _expand(value: str, env: Env | None) -> Path:
+    """`~` is the user's home (HOME as given in `env`, for tests and for the sidecar alike)."""
+    if value == "~" or value.startswith("~/"):
+        return _user_home(env) / value[2:]
+    return Path(value).expanduser()  # ~user/…
+
+
+def _xdg(env: Env | None, name: str, fallback: str) -> Path:
+    """An XDG base folder; the spec says a relative value is invalid and to be ignored."""
+    value = _value(env, name)
+    if value and Path(value).is_absolute():
+        return Path(value)
+    return _user_home(env) / fallback
+
+
+def max_session_bytes(env: Env | None = None) -> int:
+    """`DEJA_MAX_SESSION_BYTES`: a positive whole number of bytes, 64 MiB when unset."""
+    raw = _value(env, MAX_SESSION_BYTES_VAR)
+    if not raw:
+        return DEFAULT_MAX_SESSION_BYTES
+    if not re.fullmatch(r"[0-9]+", raw) or int(raw) == 0:
+        raise SettingError(
+            f"{MAX_SESSION_BYTES_VAR} must be a positive whole number of bytes "
+            f"(unset: {DEFAULT_MAX_SESSION_BYTES}), not {raw!r}"
+        )
+    return int(raw)
+
+
+def redact_secrets(env: Env | None = None) -> bool:
+    """False only with `DEJA_NO_REDACT=1`; anything but 1, 0 or unset is refused, since a
+    misspelt switch must not leave the user guessing whether secrets are stored."""
+    raw = _value(env, "DEJA_NO_REDACT")
+    if raw in ("", "0"):
+        return True
+    if raw == "1":
+        return False
+    raise SettingError(
+        "DEJA_NO_REDACT must be 1 (store secrets as written) or 0 / unset (redact them), "
+        f"not {raw!r}"
+    )
+
+
+def continue_root(env: Env | None = None, cwd: Path | None = None) -> Path:
+    """Continue's folder: `DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR` (relative to cwd, as
+    Continue takes it), else `~/.continue`."""
+    for name in ("DEJA_CONTINUE_ROOT", "CONTINUE_GLOBAL_DIR"):
+        value = _value(env, name)
+        if value:
+            path = _expand(value, env)
+            return path if path.is_absolute() else (cwd or Path.cwd()) / path
+    return _user_home(env) / ".continue"
+
+
+def deja_home(env: Env | None = None) -> Path:
+    """Where the index lives: `DEJA_HOME` (absolute, or from `~`), else `$XDG_DATA_HOME/deja`,
+    else `~/.local/share/deja`."""
+    value = _value(env, "DEJA_HOME")
+    if value:
+        path = _expand(value, env)
+        if not path.is_absolute():
+            # Relative to what? Each front door would keep its own index.
+            raise SettingError(f"DEJA_HOME must be an absolute path (~ is expanded), not {value!r}")
+        return path
+    return _xdg(env, "XDG_DATA_HOME", ".local/share") / "deja"
+
+
+def exclude_file(env: Env | None = None) -> Path:
+    """The privacy switch's list: `$XDG_CONFIG_HOME/deja/exclude`, else `~/.config/deja/exclude`."""
+    return _xdg(env, "XDG_CONFIG_HOME", ".config") / "deja" / "exclude"
+
+
+def semantic_search(env: Env | None = None) -> bool:
+    """False with `DEJA_SEMANTIC=0`: no vectors made, search by words only, even with the
+    semantic extra installed."""
+    raw = _value(env, "DEJA_SEMANTIC")
+    if raw in ("", "1"):
+        return True
+    if raw == "0":
+        return False
+    raise SettingError(f"DEJA_SEMANTIC must be 0 (words only) or 1 / unset (auto), not {raw!r}")

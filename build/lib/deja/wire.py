@@ -1,0 +1,209 @@
+"""The JSON shapes every front door sends: hits, sessions, records, file events, tombstones,
+stats and restore results. One function per shape, so `deja … --json`, the sidecar's `deja/*`
+results and whatever comes next agree field for field. Pure: no I/O, no front door, no editor
+library; the restore types are imported for typing only (`deja search` never loads restore).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from deja.index import Tombstone
+from deja.query import (
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    FileEvent,
+    Hit,
+    SessionSummary,
+    SessionView,
+    Stats,
+    TurnRecord,
+)
+from deja.units import iso_time
+
+if TYPE_CHECKING:
+    from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
+
+# The version of these shapes, in every CLI envelope (`"schema": 1`).
+JSON_SCHEMA = 1
+
+
+def iso(timestamp: float | None) -> str | None:
+    return None if timestamp is None else iso_time(timestamp)
+
+
+def markdown_snippet(snippet: str) -> str:
+    """A snippet's match markers as markdown bold, the form every door sends."""
+    return snippet.replace(HIGHLIGHT_START, "**").replace(HIGHLIGHT_END, "**")
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "session_id": hit.session_id,
+        "title": hit.title,
+        "workspace": hit.workspace,
+        "project": hit.project,
+        "turn": hit.turn,
+        "time": iso(hit.time),
+        "role": hit.role,
+        "snippet": markdown_snippet(hit.snippet),
+        "file": hit.file,
+        "exit_code": hit.exit_code,
+        "status": hit.status,
+        "compacted": hit.compacted,
+        "deleted": hit.deleted,
+        "score": hit.score,
+        "meaning_only": hit.meaning_only,
+    }
+
+
+def session_json(summary: SessionSummary) -> dict[str, Any]:
+    data = asdict(summary)
+    data["started"] = iso(summary.started)
+    data["last_active"] = iso(summary.last_active)
+    return data
+
+
+def hunks_json(hunks: Sequence[tuple[str | None, str]]) -> list[dict[str, Any]]:
+    return [{"replaced": r, "written": w} for r, w in hunks]
+
+
+def record_json(record: TurnRecord) -> dict[str, Any]:
+    data = asdict(record)
+    data["time"] = iso(record.time)
+    data["hunks"] = hunks_json(record.hunks)
+    return data
+
+
+def turns_json(view: SessionView) -> list[dict[str, Any]]:
+    """A session's records grouped by turn, in order (the sidecar's `deja/session`)."""
+    turns: list[dict[str, Any]] = []
+    for record in view.records:
+        data = record_json(record)
+        if not turns or turns[-1]["turn"] != record.turn:
+            turns.append(
+                {
+                    "turn": record.turn,
+                    "time": data["time"],
+                    "compacted": record.compacted,
+                    "records": [],
+                }
+            )
+        turns[-1]["records"].append(data)
+    return turns
+
+
+def tombstone_json(tomb: Tombstone) -> dict[str, Any]:
+    return {"kind": tomb.kind, "value": tomb.value, "created": iso(tomb.created)}
+
+
+def _event_fields(event: FileEvent) -> dict[str, Any]:
+    return {
+        "session_id": event.session_id,
+        "title": event.title,
+        "workspace": event.workspace,
+        "turn": event.turn,
+        "time": iso(event.time),
+        "role": event.role,
+        "tool": event.tool,
+        "status": event.status,
+        "path": event.path,
+        "compacted": event.compacted,
+        "request": event.request,
+    }
+
+
+def event_json(event: FileEvent) -> dict[str, Any]:
+    """A file event with `ranges`: where each hunk's written text stands, as zero-based line
+    ranges in code points (`deja blame --json`)."""
+    return {
+        **_event_fields(event),
+        "hunks": hunks_json(event.hunks),
+        "ranges": [asdict(r) if r else None for r in event.ranges],
+    }
+
+
+def placed_event_json(event: FileEvent, spans: Mapping[int, dict[str, Any]]) -> dict[str, Any]:
+    """A file event placed in an open document (the sidecar's `deja/fileHistory`): each hunk
+    with its `range` there (`spans`, by hunk index, already in the client's LSP form; null
+    when its text is not there any more), and the first placed one as the event's `range`."""
+    hunks = [
+        {**hunk, "range": spans.get(index)} for index, hunk in enumerate(hunks_json(event.hunks))
+    ]
+    return {
+        **_event_fields(event),
+        "hunks": hunks,
+        "range": spans[min(spans)] if spans else None,
+    }
+
+
+def stats_json(stats: Stats) -> dict[str, Any]:
+    data = asdict(stats)
+    data["last_pass"] = iso(stats.last_pass)
+    return data
+
+
+# Restore: both doors list and restore the same sessions; each sends the facts it documents.
+
+
+def listing_json(listing: Sequence[ListedSession]) -> list[dict[str, Any]]:
+    return [{"number": item.number, **session_json(item.session)} for item in listing]
+
+
+def restored_json(restored: Sequence[RestoredSession]) -> list[dict[str, Any]]:
+    return [
+        {
+            "number": r.number,
+            "until_turn": r.until,
+            "full_turns": r.full_turns,
+            "cached": r.cached,
+            **session_json(r.session),
+        }
+        for r in restored
+    ]
+
+
+def current_json(current: CurrentSession | None, now: float) -> dict[str, Any] | None:
+    """The session taken as current, why, and the command that restores it anyway."""
+    if current is None:
+        return None
+    return {
+        **session_json(current.session),
+        "number": 0 if current.as_zero else None,
+        "why": "being written" if current.being_written(now) else "newest",
+        "restore": current.restore_command,
+    }
+
+
+def restore_json(result: RestoreResult, now: float) -> dict[str, Any]:
+    """Every fact of a restore: the listing's page, each restored session, the current one
+    (`deja restore --json`)."""
+    return {
+        "scope": result.scope,
+        "notes": result.notes,
+        "topic": result.topic,
+        "message": result.message,
+        "total": result.total,
+        "offset": result.offset,
+        "listing": listing_json(result.listing),
+        "restored": restored_json(result.restored),
+        "text": result.text,
+        "current": current_json(result.current, now),
+    }
+
+
+def restore_reply_json(result: RestoreResult, markdown: str) -> dict[str, Any]:
+    """A restore as the sidecar's `deja/restore` answers it (docs/protocol.md): no paging or
+    current session, the restored sessions by id, and the markdown the editor shows."""
+    return {
+        "scope": result.scope,
+        "notes": result.notes,
+        "topic": result.topic,
+        "text": result.text,
+        "message": result.message,
+        "markdown": markdown,
+        "listing": listing_json(result.listing),
+        "restored": [r.session.id for r in result.restored],
+    }
