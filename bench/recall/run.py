@@ -162,6 +162,9 @@ def main() -> int:
         history = History(home=work / "home-1", root=store, exclude_path=work / "no-exclude")
         words, hybrid = words_and_hybrid(history)
         rows = [("BM25 (words only, today's search)", score(questions, words))]
+        # Not what search does (every word must match); how far words alone get when any may.
+        any_word = lambda text: words(" OR ".join(text.split()))  # noqa: E731
+        rows.append(("BM25, any word (OR; a reference, not Deja's)", score(questions, any_word)))
         models = candidates() if args.candidates else {}
         if not models:
             models = {"wordllama 128d (shipped)": semantic_model.load().embed}

@@ -60,9 +60,7 @@ def fused(
 
     depth = max(DEPTH, query.offset + query.limit)
     close = [
-        rid
-        for rid, score in nearest(db, question_text(parsed), NEAREST)
-        if score >= MIN_SIMILARITY
+        rid for rid, score in nearest(db, question_text(parsed), NEAREST) if score >= MIN_SIMILARITY
     ]
     where, params = filters(query, paths)
     if where:

@@ -58,8 +58,7 @@ class Embedder:
         import numpy as np
 
         split = [
-            [word for word in text[:MAX_CHARS].split() if len(word) <= MAX_WORD]
-            for text in texts
+            [word for word in text[:MAX_CHARS].split() if len(word) <= MAX_WORD] for text in texts
         ]
         self._learn({word for words in split for word in words if word not in self.words})
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
@@ -92,8 +91,16 @@ class Embedder:
         if known.any():
             offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[known]
             sums[known] = np.add.reduceat(self.table[flat], offsets, axis=0)
-        start = 0 if self.rows is None else len(self.rows)
-        self.rows = sums if self.rows is None else np.concatenate([self.rows, sums])
+        start = len(self.words)
+        end = start + len(ordered)
+        if self.rows is None or end > len(self.rows):
+            # Room for twice as many: appending a few words per session must not copy them all.
+            size = max(end, min(max(2 * end, 4096), _MAX_WORDS))
+            grown = np.zeros((size, self.dimensions), dtype=np.float32)
+            if self.rows is not None:
+                grown[:start] = self.rows[:start]
+            self.rows = grown
+        self.rows[start:end] = sums
         self.words.update((word, start + row) for row, word in enumerate(ordered))
 
 
