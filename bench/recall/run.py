@@ -163,7 +163,7 @@ def main() -> int:
         words, hybrid = words_and_hybrid(history)
         rows = [("BM25 (words only, today's search)", score(questions, words))]
         # Not what search does (every word must match); how far words alone get when any may.
-        any_word = lambda text: words(" OR ".join(text.split()))  # noqa: E731
+        any_word = lambda text: words(" OR ".join(w.lstrip("-") for w in text.split()))  # noqa: E731
         rows.append(("BM25, any word (OR; a reference, not Deja's)", score(questions, any_word)))
         models = candidates() if args.candidates else {}
         if not models:
