@@ -34,15 +34,17 @@ def cold(store: Path, home: Path, semantic: str) -> tuple[History, float, float]
     return history, time.perf_counter() - started, time.process_time() - cpu
 
 
-def p50(history: History, texts: list[str], semantic: str, runs: int) -> float:
+def p50(history: History, texts: list[str], semantic: str, runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of one search."""
     os.environ["DEJA_SEMANTIC"] = semantic
     history.search(SearchQuery(texts[0], scope=Scope(), limit=20))  # loads the matrix once
-    samples = []
+    wall, cpu = [], []
     for n in range(runs):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         history.search(SearchQuery(texts[n % len(texts)], scope=Scope(), limit=20))
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def main() -> int:
@@ -83,8 +85,9 @@ def main() -> int:
         f"{size_with / 1e6:.0f} MB"
     )
     print(
-        f"  search in process, p50: words only {words_p50 * 1000:.1f} ms, hybrid "
-        f"{hybrid_p50 * 1000:.1f} ms (target ≤ 10 ms)"
+        f"  search in process, p50: words only {words_p50[0] * 1000:.1f} ms "
+        f"(CPU {words_p50[1] * 1000:.1f} ms), hybrid {hybrid_p50[0] * 1000:.1f} ms "
+        f"(CPU {hybrid_p50[1] * 1000:.1f} ms; target ≤ 10 ms)"
     )
     return 0
 

@@ -55,6 +55,10 @@ class Embedder:
     def embed(self, texts: list[str]) -> Vectors:
         """Unit vectors, one row per text: the mean of its tokens' vectors, each word tokenized
         on its own as SentencePiece does (a text with no known token gives a zero row)."""
+        with _embedding:  # the sidecar embeds on its index thread and answers on another
+            return self._embed(texts)
+
+    def _embed(self, texts: list[str]) -> Vectors:
         import numpy as np
 
         split = [
@@ -109,6 +113,7 @@ _MAX_WORDS = 100_000
 
 
 _lock = threading.Lock()
+_embedding = threading.Lock()
 _loaded: dict[str, Embedder] = {}
 
 
