@@ -251,3 +251,29 @@ def test_agents_and_the_editor_are_told_a_hit_came_by_meaning(tmp_path: Path) ->
     markdown = render_markdown.search("q", "all", [first], [])
     assert "by meaning (no word matched)" in markdown
     history.close()
+
+
+def test_a_broken_install_indexes_and_searches_by_words(tmp_path: Path) -> None:
+    _store(tmp_path / "store")
+    env = deja_env(tmp_path / "store", tmp_path / "home")
+    env.pop("DEJA_SEMANTIC", None)
+    assert run_deja(env, "index").returncode == 0  # vectors made with the real model
+    broken = tmp_path / "broken"
+    (broken / "wordllama").mkdir(parents=True)  # the package without its weights
+    (broken / "wordllama" / "__init__.py").write_text("")
+    env["PYTHONPATH"] = os.pathsep.join([str(broken), env["PYTHONPATH"]])
+    write_session(
+        tmp_path / "store",
+        session_doc(STYLE, [user("Make the buttons blue and round.")], title="Buttons"),
+        listed=False,
+    )
+    indexed = run_deja(env, "index")
+    assert indexed.returncode == 0, indexed.stderr
+    data = json_envelope(run_deja(env, "search", "memoized", "--all", "--json"), "search")
+    assert [hit["session_id"] for hit in data["hits"]] == [CACHE]
+    assert data["hits"][0]["meaning_only"] is False
+    meaning = json_envelope(
+        run_deja(env, "search", "caching credentials for the login service", "--all", "--json"),
+        "search",
+    )
+    assert meaning["hits"] == []

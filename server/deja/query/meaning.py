@@ -39,9 +39,16 @@ def wanted(db: sqlite3.Connection, parsed: ParsedQuery) -> bool:
     """Fuse only plain questions (no exclusions: meaning cannot say "not"), with vectors."""
     if parsed.excluded or not parsed.terms():
         return False
+    from deja.semantic.model import ModelUnavailable, load
     from deja.semantic.nearest import has_vectors
 
-    return semantic.enabled() and has_vectors(db)
+    if not (semantic.enabled() and has_vectors(db)):
+        return False
+    try:
+        load()
+    except ModelUnavailable:  # a broken install: search by words, as without the extra
+        return False
+    return True
 
 
 def question_text(parsed: ParsedQuery) -> str:
