@@ -67,9 +67,14 @@ class Embedder:
         self._learn({word for words in split for word in words if word not in self.words})
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         index = self.words
-        for row, words in enumerate(split):
-            if words:
-                out[row] = self.rows[[index[word] for word in words]].sum(axis=0)
+        lengths = np.fromiter(map(len, split), np.int64, len(split))
+        known = lengths > 0
+        if known.any():
+            flat = np.fromiter(
+                (index[word] for words in split for word in words), np.int64, int(lengths.sum())
+            )
+            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[known]
+            out[known] = np.add.reduceat(self.rows[flat], offsets, axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)  # type: ignore[no-any-return]
 
