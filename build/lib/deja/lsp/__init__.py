@@ -1,1 +1,0 @@
-"""`deja serve`: the sidecar language server every editor talks to (see docs/protocol.md)."""
