@@ -1,5 +1,5 @@
-"""A pass: re-read only sessions whose file changed, commit each in its own transaction, mark
-the ones gone from the store deleted, and keep what compaction took away."""
+"""A pass: re-read only sessions whose file changed, commit them whole, many per transaction
+(`batch.py`), mark the ones gone from the store deleted, and keep what compaction took away."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from deja.continue_store import Diagnostic, SessionRead, SessionRef, read_sessio
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
 
+from .batch import CommitBatch
 from .exclude import ExcludeList, load_exclude_list
 from .ingest import forget_session, ingest_session
 from .refusal import StoreRefusal, store_refusal
@@ -82,11 +83,15 @@ def run_pass(
                 SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
                 for f in changed
             ]
-        for done, ref in enumerate(todo, 1):
-            read = read_session(ref, redact_secrets=redact, max_bytes=cap)
-            _refresh_one(index, ref, read, dead_workspaces, exclude, report)
-            if progress:
-                progress(done, len(todo))
+        batch = CommitBatch(index.db)
+        try:
+            for done, ref in enumerate(todo, 1):
+                read = read_session(ref, redact_secrets=redact, max_bytes=cap)
+                _refresh_one(batch, ref, read, dead_workspaces, exclude, report)
+                if progress:
+                    progress(done, len(todo))
+        finally:
+            batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)
         if report.changed or report.deleted or rebuild:
             # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
@@ -182,7 +187,7 @@ def _apply_exclude_list(index: Index, report: PassReport) -> ExcludeList:
 
 
 def _refresh_one(
-    index: Index,
+    batch: CommitBatch,
     ref: SessionRef,
     read: SessionRead,
     dead_workspaces: list[str],
@@ -194,7 +199,7 @@ def _refresh_one(
         report.errors.extend(read.diagnostics)
         if read.diagnostics and time.time_ns() - ref.mtime_ns >= RACY_WINDOW_NS:
             # Not being written right now: leave it alone until the file changes.
-            with index.transaction() as db:
+            with batch.session() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)",
                     (
@@ -209,18 +214,18 @@ def _refresh_one(
     report.notes.extend(read.diagnostics)
     session = read.session
     if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
-        with index.transaction() as db:
+        with batch.session() as db:
             bury(db, SWEPT, session.id)
         return
     if exclude.excludes(session.workspace):
-        with index.transaction() as db:
+        with batch.session() as db:
             forget_session(db, session.id)
             db.execute(
                 "INSERT OR REPLACE INTO excluded VALUES (?,?,?)",
                 (session.id, session.size, session.mtime_ns),
             )
         return
-    with index.transaction() as db:
+    with batch.session() as db:
         db.execute("DELETE FROM unreadable WHERE id = ?", (session.id,))
         kept = ingest_session(db, session)
         if time.time_ns() - session.mtime_ns < RACY_WINDOW_NS:
