@@ -18,13 +18,15 @@ from .batch import CommitBatch
 from .exclude import ExcludeList, load_exclude_list
 from .ingest import forget_session, ingest_session
 from .refusal import StoreRefusal, store_refusal
+from .store_stamp import RACY_WINDOW_NS, listing_time, stamp_of
+from .store_stamp import record as record_stamp
+from .store_stamp import recorded as recorded_stamp
 from .tombstones import SWEPT, bury, forgotten
 
 if TYPE_CHECKING:
     from .core import Index
 
 Progress = Callable[[int, int], None]
-RACY_WINDOW_NS = 100_000_000
 # A session's size, mtime and deleted flag as the index holds them.
 Known = dict[str, tuple[int, int, int]]
 
@@ -56,6 +58,7 @@ def run_pass(
     cap = settings.max_session_bytes()
     redact = settings.redact_secrets()
     report = PassReport()
+    listed_at = listing_time()
     files, scan_notes = scan_session_files(index.root)
     report.notes.extend(scan_notes)
     with index.writer():
@@ -93,14 +96,32 @@ def run_pass(
         finally:
             batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)
-        if report.changed or report.deleted or rebuild:
+        stamp = _stamp(index, files, scan_notes, only, listed_at)
+        restamp = only is None and stamp != recorded_stamp(index.db)
+        if report.changed or report.deleted or rebuild or restamp:
             # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
             with index.transaction() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('last_pass', ?)", (str(time.time()),)
                 )
+                if only is None:
+                    record_stamp(db, stamp)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stamp(
+    index: Index,
+    files: list[SessionFile] | None,
+    scan_notes: list[Diagnostic],
+    only: set[str] | None,
+    listed_at: int,
+) -> str | None:
+    """The listing's stamp when the pass saw the whole store and nothing odd in it."""
+    if files is None or only is not None or scan_notes:
+        return None
+    listing = ((f.id, f.size, f.mtime_ns) for f in files)
+    return stamp_of(index.root, index.exclude_path, listing, listed_at)
 
 
 def _changed_files(
