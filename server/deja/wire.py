@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from deja.index import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -25,6 +24,7 @@ from deja.query import (
 from deja.units import iso_time
 
 if TYPE_CHECKING:
+    from deja.index import Tombstone
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deja.continue_store import resolve_root
-from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombstone, default_home
+from deja import settings
+from deja.index import Index, default_home
 
 from . import blame
 from . import sessions as session_queries
@@ -22,6 +22,8 @@ from .search import SearchQuery, SearchResult, search
 from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
+    from deja.index import PassReport, Progress, Recovery, Tombstone
+
     from . import restore as restore_queries
 
 
@@ -29,7 +31,7 @@ class History:
     def __init__(
         self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
     ) -> None:
-        self.root = root or resolve_root()
+        self.root = root or settings.continue_root()
         self.home = home or default_home()
         self.index = Index(self.home, self.root, exclude_path)
         self.db = self.index.db
@@ -54,6 +56,10 @@ class History:
         return self.index.refresh(
             rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
         )
+
+    def store_unchanged(self) -> bool:
+        """True when the last pass saw the store as it is now (a pass would do nothing)."""
+        return self.index.store_unchanged()
 
     # Scope ----------------------------------------------------------------------------------
 
@@ -217,6 +223,8 @@ class History:
     @contextlib.contextmanager
     def _nothing_indexed(self) -> Iterator[None]:
         """The index's `NotIndexed` as the query layer's user error."""
+        from deja.index.tombstones import NotIndexed
+
         try:
             yield
         except NotIndexed as error:
