@@ -12,13 +12,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-import orjson
-
 from deja.errors import DejaError
 from deja.index import PassReport
 from deja.query import History
 from deja.wire import JSON_SCHEMA
 
+from .. import jsonlib
 from . import render
 from .progress import ProgressBar
 
@@ -108,10 +107,7 @@ def ensure_store(history: History) -> None:
 
 def envelope(command: str | None, **payload: Any) -> bytes:
     return (
-        orjson.dumps(
-            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
-        )
-        + b"\n"
+        jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
     )
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-import orjson
-
 from deja.continue_store import Item, Record, Session
 from deja.continue_store.times import turn_time
 
+from .. import jsonlib
 from .tokens import identifier_parts
 
 _USER_PREVIEW = 100
@@ -29,7 +28,7 @@ def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
 def _hunks_json(record: Record) -> str | None:
     if not record.hunks:
         return None
-    return orjson.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
+    return jsonlib.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
 
 
 def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None:

@@ -6,10 +6,9 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import orjson
-
 from deja.errors import DejaError
 
+from .. import jsonlib
 from .rows import named
 from .scope import Scope
 
@@ -139,7 +138,7 @@ def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[Ses
         f"SELECT {SUMMARY_COLUMNS} FROM sessions"
         " WHERE id IN (SELECT value FROM json_each(?))"
         f" ORDER BY {NEWEST_FIRST}",
-        (orjson.dumps(list(session_ids)).decode(),),
+        (jsonlib.dumps(list(session_ids)).decode(),),
     )
     return [summary_from_row(row) for row in rows]
 
@@ -202,7 +201,7 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
                 exit_code=row["exit_code"],
                 output=row["output"],
                 args=row["args"],
-                hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+                hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
                 compacted=bool(row["compacted"]),
             )
         )
