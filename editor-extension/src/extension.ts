@@ -24,7 +24,7 @@ function setContinueInstalled(): void {
 export function activate(context: vscode.ExtensionContext): void {
   setContinueInstalled();
   const output = vscode.window.createOutputChannel("Deja", { log: true });
-  const server = new Sidecar(output);
+  const server = new Sidecar(output, context.extensionPath);
   sidecar = server;
   const sessions = new SessionDocuments(server);
   const actions = new SessionActions(server, sessions);
