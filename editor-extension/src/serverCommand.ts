@@ -50,7 +50,8 @@ function launchFor(candidate: Candidate, found: Probe | undefined, bundled: Bund
   const environment = serverEnvironment(importStrategy(), found, bundled);
   log(environment.note);
   const pythonPath = withPythonPath(process.env.PYTHONPATH, environment.pythonPath, bundled.pathDelimiter);
-  return { argv: [...candidate.argv, ...SERVE_ARGS], source: candidate.source, python: candidate.argv.join(" "), pythonPath };
+  const version = found !== undefined ? `${found.major}.${found.minor}` : undefined;
+  return { argv: [...candidate.argv, ...SERVE_ARGS], source: candidate.source, python: candidate.argv.join(" "), pythonPath, interpreter: candidate.argv, version };
 }
 
 export async function serverCommand(log: (line: string) => void, bundled: Bundle): Promise<Resolution> {

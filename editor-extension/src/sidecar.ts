@@ -32,6 +32,7 @@ export class Sidecar implements vscode.Disposable {
   private currentState: SidecarState = "stopped";
   private failureText: string | undefined;
   private failureStatusText: string | undefined;
+  private currentLaunch: Launch | undefined;
 
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
   private readonly indexChangedEmitter = new vscode.EventEmitter<string[]>();
@@ -59,6 +60,12 @@ export class Sidecar implements vscode.Disposable {
   /** Why the server is not running, when it failed. */
   get failure(): string | undefined {
     return this.failureText;
+  }
+
+  /** How the server was started last (undefined: no Python found, or not started yet): the
+   * palette's Deja commands run `deja …` the same way. */
+  get launch(): Launch | undefined {
+    return this.currentLaunch;
   }
 
   /** The status bar text for the failure, when it has its own (no Python found). */
@@ -142,6 +149,7 @@ export class Sidecar implements vscode.Disposable {
     this.setState("starting");
     this.failureText = undefined;
     this.failureStatusText = undefined;
+    this.currentLaunch = undefined;
     const resolution = await serverCommand((line) => this.log(line), bundle(this.extensionPath));
     if (generation !== this.generation) {
       return undefined;
@@ -151,6 +159,7 @@ export class Sidecar implements vscode.Disposable {
       return undefined;
     }
     const launch = resolution.launch;
+    this.currentLaunch = launch;
     const initialization = initializationOptions();
     const pythonPath = launch.pythonPath !== undefined ? `PYTHONPATH=${commandLine([launch.pythonPath])} ` : "";
     this.log(`starting the server (from ${launch.source}): ${pythonPath}${commandLine(launch.argv)}`);

@@ -133,3 +133,15 @@ export function noPythonMessage(tried: string[], platform: string): string {
 }
 
 export const NO_PYTHON_STATUS = "$(warning) Deja: install Python 3.11+";
+
+/** The argv that runs `deja ARGS` the way the server runs: the interpreter with `-m deja`, or
+ * `deja.server.command` with its last `serve` replaced; undefined when neither applies. */
+export function dejaArgv(launch: { argv: string[]; interpreter?: string[] }, args: string[]): string[] | undefined {
+  if (launch.interpreter !== undefined) {
+    return [...launch.interpreter, "-m", "deja", ...args];
+  }
+  if (launch.argv.length > 1 && launch.argv[launch.argv.length - 1] === "serve") {
+    return [...launch.argv.slice(0, -1), ...args];
+  }
+  return undefined;
+}

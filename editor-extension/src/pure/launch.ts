@@ -10,6 +10,9 @@ export interface Launch {
   python?: string;
   /** PYTHONPATH for the server (the bundled libraries first), when it runs the bundled server. */
   pythonPath?: string;
+  /** The interpreter as an argv prefix and its `major.minor`, when a Python runs `-m deja`. */
+  interpreter?: string[];
+  version?: string;
 }
 
 export interface LaunchSettings {
