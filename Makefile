@@ -1,12 +1,13 @@
 # `make demo`: index your Continue store (or the sample one) and show what Deja answers.
 # `make test`: install what the tests need, then lint, type-check and run every test.
+# `make dist`: dist/deja-<version>-py3-none-any.whl and every .vsix (see the README).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools clean
+.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,10 @@ bench-tiny: $(STAMP) tools
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
+
+# The wheel (pipx/uv tool install) and every .vsix: universal (no orjson) and one per platform.
+dist: $(STAMP)
+	bash editor-extension/scripts/dist.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
