@@ -28,8 +28,7 @@ HAS_ORJSON = orjson is not None
 
 _INT_MIN = -(2**63)
 _INT_MAX = 2**64 - 1
-# Only a text with one of these needs the slower checks below.
-_LONG_NUMBER = re.compile(r"\d{19}")
+# Only a text with one of these needs the walk for unpaired surrogates.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -78,12 +77,8 @@ def stdlib_loads(data: bytes | bytearray | memoryview | str) -> Any:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as error:
             raise _error(f"str is not valid UTF-8: {error.reason}") from None
-    long_numbers = _LONG_NUMBER.search(text) is not None
     try:
-        if long_numbers:
-            value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
-        else:
-            value = json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_bounded_int)
     except json.JSONDecodeError:
         raise
     except RecursionError:
