@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(PY) -m deja.demo
 	@vsix="$$(bash editor-extension/scripts/package.sh)" && \
 	  echo && echo "VS Code extension: code --install-extension $$vsix" && \
-	  echo "  (then set deja.server.python to $(CURDIR)/$(PY))"
+	  echo "  (it brings Deja's server: any Python 3.11 or newer runs it; no setting needed)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench fixtures
