@@ -4,12 +4,13 @@
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { TITLE_ROUND, TOOL_WORD, WRITTEN_ROUND } from "./fixture";
-import { activeEditor, editUserSettings, launch, openFile, quickInput, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, editUserSettings, launch, openFile, quickInput, REPO, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
 
 const SYSTEM_PYTHON = "/usr/bin/python3";
 // Only the system's folders: no pyenv shim, no .venv.
@@ -35,6 +36,12 @@ async function hoverShows(page: Editor["page"], title: string): Promise<string> 
     }
   }, 30_000);
   return (await hover.first().innerText()).replace(/\u00a0/g, " ");
+}
+
+/** The user settings as they are (the harness's editor settings must stay: they keep typed JSON
+ * as typed). */
+function currentSettings(editor: Editor): Record<string, unknown> {
+  return JSON.parse(readFileSync(editor.userSettings, "utf8")) as Record<string, unknown>;
 }
 
 async function logLine(editor: Editor, what: string, pattern: RegExp): Promise<string> {
@@ -102,7 +109,7 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
       await reset(page);
       const chosen = "/usr/bin/python3.11";
       assert.equal(spawnSync(chosen, ["--version"]).status, 0, `${chosen} exists`);
-      await editUserSettings(page, editor.userSettings, { "workbench.startupEditor": "none", "security.workspace.trust.enabled": false, "deja.server.python": chosen }, "workbench.startupEditor");
+      await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": chosen }, "workbench.startupEditor");
       const line = await logLine(editor, "the start line from deja.server.python", /starting the server \(from deja\.server\.python\)/);
       assert.match(line, new RegExp(`PYTHONPATH=\\S*bundled/libs\\S* ${chosen.replace(/\./g, "\\.")} -m deja serve`));
       await until("the status bar to count the sessions again", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
@@ -112,7 +119,52 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
       throw error;
     }
   });
+
+  void test("B4. Connect to Continue wires an MCP server that starts from what is installed; Disconnect removes it", async () => {
+    const { page } = editor;
+    // A Python that has the MCP server's `mcp` package (the project's .venv): no install offer.
+    const python = join(REPO, ".venv", "bin", "python");
+    const config = join(editor.fixture.store, "config.yaml");
+    try {
+      await reset(page);
+      await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": python }, "workbench.startupEditor");
+      await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
+      await until("the status bar to count the sessions", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
+      await runCommand(page, "Deja: Connect to Continue");
+      await page.locator(".notifications-toasts .notification-toast", { hasText: "Deja is connected to Continue" }).first().waitFor({ state: "visible", timeout: 60_000 });
+      await screenshot(page, "b4-connected");
+      const text = readFileSync(config, "utf8");
+      assert.match(text, new RegExp(`command: ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`), "the MCP entry runs the server's Python");
+      const pythonPath = /PYTHONPATH: (\S+)/.exec(text)?.[1] ?? "";
+      assert.ok(pythonPath.includes("bundled/libs"), `the MCP entry has the bundled libraries on PYTHONPATH: ${text}`);
+      const name = await mcpServerName(python, ["-m", "deja", "mcp"], { PYTHONPATH: pythonPath, DEJA_CONTINUE_ROOT: editor.fixture.store, DEJA_HOME: join(editor.root, "mcp-home") }, editor.fixture.workspace);
+      assert.equal(name, "deja", "the wired command starts Deja's MCP server");
+      await runCommand(page, "Deja: Disconnect from Continue");
+      await page.locator(".notifications-toasts .notification-toast", { hasText: "Deja is disconnected from Continue" }).first().waitFor({ state: "visible", timeout: 60_000 });
+      assert.ok(!existsSync(config) || !/name: deja\b/.test(readFileSync(config, "utf8")), "Disconnect removes the entry");
+    } catch (error) {
+      await screenshot(page, "b4-FAILED").catch(() => undefined);
+      throw error;
+    }
+  });
 });
+
+/** Starts the MCP entry's command as Continue would and asks it `initialize`; its server name. */
+async function mcpServerName(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<string> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "e2e", version: "1" } } };
+  child.stdin.write(`${JSON.stringify(initialize)}\n`);
+  try {
+    return await until("the MCP server's answer to initialize", () => {
+      const line = out.split("\n").find((candidate) => candidate.includes('"id":1'));
+      return line !== undefined ? ((JSON.parse(line) as { result?: { serverInfo?: { name?: string } } }).result?.serverInfo?.name ?? "?") : undefined;
+    }, 60_000, 300);
+  } finally {
+    child.kill();
+  }
+}
 
 void describe("No Python 3.11 or newer reachable", { timeout: 300_000 }, () => {
   let editor: Editor;
