@@ -10,6 +10,7 @@ interface PythonEnvironment {
 
 interface PythonEnvironmentsApi {
   getEnvironment?(scope: vscode.Uri | undefined): Promise<PythonEnvironment | undefined>;
+  onDidChangeEnvironment?: vscode.Event<unknown>;
 }
 
 export const PYTHON_ENVS_EXTENSION_ID = "ms-python.vscode-python-envs";
@@ -37,4 +38,14 @@ export async function environmentsInterpreter(log: (line: string) => void): Prom
     log(`${PYTHON_ENVS_EXTENSION_ID} did not give an environment: ${String(error)}`);
   }
   return undefined;
+}
+
+/** Calls `listener` when the user chooses another environment. */
+export function onEnvironmentChange(listener: () => void): vscode.Disposable | undefined {
+  const extension = vscode.extensions.getExtension<PythonEnvironmentsApi>(PYTHON_ENVS_EXTENSION_ID);
+  if (extension === undefined || !extension.isActive) {
+    return undefined;
+  }
+  const event = extension.exports.onDidChangeEnvironment;
+  return event !== undefined ? event(() => listener()) : undefined;
 }

@@ -8,6 +8,7 @@ import type { IndexingEvent } from "./indexingProgress";
 import { commandLine, diagnose, serverMismatch, type Launch } from "./pure/launch";
 import type { StoreStatus } from "./pure/protocol";
 import { onInterpreterChange } from "./python";
+import { onEnvironmentChange } from "./pythonEnvs";
 import { NO_PYTHON_STATUS } from "./pure/interpreter";
 import { bundle, serverCommand } from "./serverCommand";
 import { ServerProcess } from "./serverProcess";
@@ -297,10 +298,11 @@ export class Sidecar implements vscode.Disposable {
   private watchInterpreter(launch: Launch): void {
     this.interpreterWatch?.dispose();
     this.interpreterWatch = undefined;
-    if (launch.source !== "Python extension") {
-      return;
+    if (launch.source === "Python extension") {
+      this.interpreterWatch = onInterpreterChange(() => void this.restart("the Python extension selected another interpreter"));
+    } else if (launch.source === "Python Environments extension") {
+      this.interpreterWatch = onEnvironmentChange(() => void this.restart("the Python Environments extension chose another environment"));
     }
-    this.interpreterWatch = onInterpreterChange(() => void this.restart("the Python extension selected another interpreter"));
   }
 
   dispose(): void {
