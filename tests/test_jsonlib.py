@@ -3,6 +3,7 @@ suite passes without orjson (the VS Code extension's universal package carries n
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -126,3 +127,24 @@ def test_the_readers_suite_passes_without_orjson() -> None:
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and " failed" not in run.stdout
+
+
+def _uses_orjson(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(a.name.startswith("orjson") for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("orjson"):
+            return True
+        if isinstance(node, ast.Name) and node.id == "orjson":
+            return True
+    return False
+
+
+def test_only_jsonlib_uses_orjson() -> None:
+    package = ROOT / "server" / "deja"
+    users = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.name != "jsonlib.py" and _uses_orjson(path)
+    )
+    assert users == [], "use deja.jsonlib: the universal VS Code package has no orjson"
