@@ -77,10 +77,19 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
       assert.match(log, /JSON: the standard library's json/, "the universal package carries no orjson");
 
       await runCommand(page, "Deja: Search History");
+      // Typed only once the search's own picker is up (keys sent earlier reach the palette).
+      await quickInput(page).locator(".quick-input-title", { hasText: "Deja: Search History" }).waitFor({ state: "visible" });
       const input = quickInput(page).locator("input");
-      await input.waitFor({ state: "visible" });
-      await input.pressSequentially(TOOL_WORD, { delay: 20 });
-      await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: TITLE_ROUND }).first().waitFor({ state: "visible", timeout: 15_000 });
+      const row = quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: TITLE_ROUND }).first();
+      await until("the search to find the session", async () => {
+        await input.fill(TOOL_WORD);
+        try {
+          await row.waitFor({ state: "visible", timeout: 5000 });
+          return true;
+        } catch {
+          return undefined;
+        }
+      }, 30_000);
       await screenshot(page, "b1-search");
       await reset(page);
 
