@@ -1,12 +1,13 @@
 # `make demo`: index your Continue store (or the sample one) and show what Deja answers.
 # `make test`: install what the tests need, then lint, type-check and run every test.
+# `make dist`: dist/deja-<version>-py3-none-any.whl and every .vsix (see the README).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools clean
+.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,7 +19,7 @@ demo: $(STAMP)
 	$(PY) -m deja.demo
 	@vsix="$$(bash editor-extension/scripts/package.sh)" && \
 	  echo && echo "VS Code extension: code --install-extension $$vsix" && \
-	  echo "  (then set deja.server.python to $(CURDIR)/$(PY))"
+	  echo "  (it brings Deja's server: any Python 3.11 or newer runs it; no setting needed)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench fixtures
@@ -51,6 +52,10 @@ bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
 	$(PY) bench/recall/run.py --candidates
 	$(PY) bench/recall/costs.py --size 1G
+
+# The wheel (pipx/uv tool install) and every .vsix: universal (no orjson) and one per platform.
+dist: $(STAMP)
+	bash editor-extension/scripts/dist.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

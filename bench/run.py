@@ -37,7 +37,9 @@ sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
 
 from bench import baselines, provenance_bench  # noqa: E402
 from bench.make_store import make_store, parse_size  # noqa: E402
+from deja import jsonlib  # noqa: E402
 from deja.index import batch  # noqa: E402
+from deja.jsonlib import stdlib_loads  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 
 # (figure, ours, target, the peer's, ours ÷ peer's)
@@ -225,9 +227,12 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
     for path in files:  # warm the page cache for every reader alike
         path.read_bytes()
     parse_s = timed(lambda: all(orjson.loads(p.read_bytes()) is not None for p in files))
+    # What the VS Code extension's universal package (no orjson) pays to read the store.
+    stdlib_s = timed(lambda: all(stdlib_loads(p.read_bytes()) is not None for p in files))
     history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")
     cold_s = timed(history.refresh)
     rss = peak_rss_mb()
+    fallback_s = cold_index_without_orjson(store, work)
     per_session_s = cold_index(store, work, "ab-per-session", 1)
     batched_s = cold_index(store, work, "ab-batched", None)
     peer = PeerFigures(store, work, words, args)
@@ -242,6 +247,20 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
             ratio(cold_s, peer.cold),
         ),
         ("cold index ÷ parse only", f"{cold_s / parse_s:.2f}×", "", "", ""),
+        (
+            "parse only, stdlib json (no orjson)",
+            f"{stdlib_s:.2f} s",
+            f"{stdlib_s / parse_s:.2f}× orjson",
+            "",
+            "",
+        ),
+        (
+            "cold index without orjson (universal .vsix)",
+            f"{fallback_s:.2f} s",
+            f"{fallback_s / cold_s:.2f}× with orjson",
+            "",
+            "",
+        ),
         ("peak RSS (parse + index)", f"{rss:.0f} MB", "≤ 200 MB", "", ""),
         (
             "A/B cold: one transaction per session → batches",
@@ -394,6 +413,19 @@ def load_average() -> str:
     return " ".join(f"{n:.2f}" for n in os.getloadavg())
 
 
+def cold_index_without_orjson(store: Path, work: Path) -> float:
+    """A cold index into its own home with `deja.jsonlib` on the standard library's json."""
+    saved = jsonlib.orjson
+    jsonlib.orjson = None  # type: ignore[assignment]
+    try:
+        history = History(home=work / "home-stdlib", root=store, exclude_path=work / "no-exclude")
+        seconds = timed(history.refresh)
+        history.close()
+        return seconds
+    finally:
+        jsonlib.orjson = saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="1G")
@@ -421,7 +453,7 @@ def main() -> int:
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    provenance = provenance_bench.rows(quick=args.quick)
+    provenance = [(*row, "", "") for row in provenance_bench.rows(quick=args.quick)]
     results.append(("per-line provenance, 5,000-line file", provenance))
     print(f"\nDeja bench · {args.size} store · seed {args.seed} · {os.cpu_count()} cores")
     for title, rows in results:

@@ -22,6 +22,7 @@ CORE = (
     "units",
     "recall",
     "render_markdown",
+    "jsonlib",
 )
 FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")

@@ -2,6 +2,7 @@
  * reads them. */
 
 import * as vscode from "vscode";
+import type { ImportStrategy } from "./pure/interpreter";
 import type { LaunchSettings } from "./pure/launch";
 import type { Scope } from "./pure/protocol";
 
@@ -15,6 +16,11 @@ function config(resource?: vscode.Uri): vscode.WorkspaceConfiguration {
 export function launchSettings(): LaunchSettings {
   const deja = config();
   return { command: deja.get<unknown>("server.command"), python: deja.get<unknown>("server.python") };
+}
+
+/** `deja.server.importStrategy`: the bundled server (default) or the interpreter's own Deja. */
+export function importStrategy(): ImportStrategy {
+  return config().get<string>("server.importStrategy") === "fromEnvironment" ? "fromEnvironment" : "useBundled";
 }
 
 /** `deja.scope` when it holds one of its values. */

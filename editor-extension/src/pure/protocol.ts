@@ -202,4 +202,7 @@ export const Commands = {
   refreshHistory: "deja.vscode.refreshHistory",
   restoreContext: "deja.vscode.restoreContext",
   copyRestore: "deja.vscode.copyRestore",
+  connectContinue: "deja.vscode.connectContinue",
+  disconnectContinue: "deja.vscode.disconnectContinue",
+  showDiagnostics: "deja.vscode.showDiagnostics",
 } as const;

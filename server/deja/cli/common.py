@@ -9,13 +9,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-import orjson
-
 from deja.errors import DejaError
 from deja.query import History, QueryError
 from deja.query.since import parse_since
 from deja.wire import JSON_SCHEMA
 
+from .. import jsonlib
 from . import render
 from .progress import ProgressBar
 
@@ -104,10 +103,7 @@ def ensure_store(history: History) -> None:
 
 def envelope(command: str | None, **payload: Any) -> bytes:
     return (
-        orjson.dumps(
-            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
-        )
-        + b"\n"
+        jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
     )
 
 

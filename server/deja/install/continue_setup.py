@@ -135,8 +135,13 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"{path} is not UTF-8 text (byte {error.start})") from None
 
 
-def server_entry(command: str, args: list[str]) -> dict[str, object]:
-    return {"name": SERVER_NAME, "command": command, "args": args}
+def server_entry(
+    command: str, args: list[str], env: dict[str, str] | None = None
+) -> dict[str, object]:
+    entry: dict[str, object] = {"name": SERVER_NAME, "command": command, "args": args}
+    if env:  # the VS Code extension's bundled server: its libraries on PYTHONPATH
+        entry["env"] = env
+    return entry
 
 
 def prompt_entry() -> dict[str, object]:
@@ -171,7 +176,9 @@ def _edited_skill(root: Path) -> str:
     return f"kept {skill_path(root).relative_to(root)}: you edited it"
 
 
-def plan_install(root: Path, command: str, args: list[str]) -> Plan:
+def plan_install(
+    root: Path, command: str, args: list[str], *, env: dict[str, str] | None = None
+) -> Plan:
     """What installing changes; ConfigError (nothing to apply) when the config cannot be
     edited safely."""
     plan = Plan()
@@ -183,7 +190,7 @@ def plan_install(root: Path, command: str, args: list[str]) -> Plan:
     skeleton = load(after, name) is None  # missing, empty or only comments
     if skeleton:
         after = with_skeleton(before)
-    entries = (("mcpServers", server_entry(command, args)), ("prompts", prompt_entry()))
+    entries = (("mcpServers", server_entry(command, args, env)), ("prompts", prompt_entry()))
     if not any(_named(_items(after, key, name), str(e["name"])) for key, e in entries):
         # Not installed: what an earlier install recorded about the config no longer holds.
         record = InstallRecord(

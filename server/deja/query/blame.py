@@ -8,11 +8,10 @@ import posixpath
 import sqlite3
 from dataclasses import dataclass, field
 
-import orjson
-
 from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
 from deja.index.forks import own_records
 
+from .. import jsonlib
 from .rows import named
 from .scope import known_workspaces
 
@@ -124,7 +123,7 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
             path=row["path"],
             compacted=bool(row["compacted"]),
             request=row["request"] or "",
-            hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+            hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
         )
         for row in rows
     ]
