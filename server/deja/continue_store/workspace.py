@@ -48,11 +48,13 @@ def resolve_tool_path(path: str, workspace: str) -> str:
     path = path.strip()
     if not path:
         return ""
-    if path.lower().startswith("file://"):
+    if path.lower().startswith("file://") or _DRIVE.match(path) or path.startswith("\\\\"):
+        # Windows paths compare as the workspaces do: `/` separators, the drive in lower case.
         return normalize_workspace(path)
-    path = path.replace("\\", "/") if _DRIVE.match(path) else path
-    if path.startswith("/") or _DRIVE.match(path) or not workspace:
+    if path.startswith("/") or not workspace:
         return posixpath.normpath(path) if path.startswith("/") else path
+    if _DRIVE.match(workspace) or workspace.startswith("//"):
+        path = path.replace("\\", "/")  # only on Windows is a backslash a separator
     return posixpath.normpath(posixpath.join(workspace, path))
 
 
