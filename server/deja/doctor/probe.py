@@ -166,7 +166,7 @@ def sidecar_check(python: str | None = None, env: dict[str, str] | None = None) 
         return failed(
             "sidecar",
             f"{shown} did not answer LSP's initialize: {reply.error}",
-            f"install Deja with its dependencies (pygls, lsprotocol) for {python}; "
+            f"install Deja's wheel with its dependencies (pygls, lsprotocol) for {python}; "
             f"`{shown}` shows why",
         )
     seconds = time.monotonic() - started

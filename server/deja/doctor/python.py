@@ -9,7 +9,8 @@ from importlib import metadata
 from .checks import Check, failed, passed
 
 NEEDED = (3, 11)
-INSTALL = "pipx install deja (or uv tool install deja, or pip install --user deja)"
+# Deja's wheel (`make dist`), by path: `deja` on PyPI is another project.
+INSTALL = "pipx install deja-<version>-py3-none-any.whl (or uv tool install, or pip install --user)"
 
 
 def python_checks() -> list[Check]:
