@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,10 +21,10 @@ from deja.continue_store.workspace import (
     workspace_contains,
 )
 from deja.index.lock import writer_lock
-from deja.query import SessionSummary
+from deja.query import History, SessionSummary
 from deja.query.handoff import native_path, powershell_quote, resume
 from tests.cli_run import deja_env, json_envelope, run_deja
-from tests.storebuilder import session_doc, user, write_session
+from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 REPO = Path(__file__).resolve().parent.parent
 NO_FCNTL = REPO / "tests" / "support" / "no_fcntl"
@@ -252,3 +253,48 @@ def test_deja_resume_shell_powershell(tmp_path: Path) -> None:
     assert as_json["line"] == result.stdout.strip() and as_json["cwd"] == str(workspace)
     bad = run_deja(env, "resume", session_id, "--shell", "cmd")
     assert bad.returncode == 2 and "invalid choice: 'cmd'" in bad.stderr
+
+
+def windows_edit(session_id: str, workspace: str, file_path: str, text: str) -> dict[str, Any]:
+    edit = call(
+        "Edit",
+        {"file_path": file_path, "old_string": "pass", "new_string": text},
+        f"Successfully edited {file_path}",
+    )
+    return session_doc(
+        session_id, [user(f"change {text}"), assistant("", [edit])], workspace=workspace
+    )
+
+
+def test_a_windows_store_answers_the_editors_folders_and_uris(tmp_path: Path) -> None:
+    """Sessions as VS Code (`file:///c%3A/…`) and `cn` (`C:\\…`, tool paths with backslashes)
+    write them on Windows; the editor asks with `C:\\…` folders and `file:///c%3A/…` URIs."""
+    store = tmp_path / "continue"
+    app = "C:\\Users\\Ann\\My Project\\src\\app.py"
+    write_session(
+        store, windows_edit("ide-session-1", "file:///c%3A/Users/Ann/My%20Project", app, "ide_edit")
+    )
+    write_session(
+        store,
+        windows_edit("cli-session-2", "C:\\Users\\Ann\\My Project", "src\\app.py", "cli_edit"),
+    )
+    write_session(store, session_doc("other-session-3", [user("x")], workspace="D:\\elsewhere"))
+    history = History(tmp_path / "home", store)
+    try:
+        history.refresh()
+        scope = history.scope_for_folders(["C:\\Users\\Ann\\My Project"]).scope
+        assert scope.workspaces == ("c:/Users/Ann/My Project",)
+        listed = {s.id for s in history.sessions(scope)}
+        assert listed == {"ide-session-1", "cli-session-2"}
+        for asked in (
+            "file:///c%3A/Users/Ann/My%20Project/src/app.py",
+            "C:\\Users\\Ann\\My Project\\src\\app.py",
+            "c:/Users/Ann/My Project/src/app.py",
+        ):
+            events = history.file_history(asked, cwd="/somewhere/else")
+            assert {e.session_id for e in events} == {"ide-session-1", "cli-session-2"}, asked
+            assert {e.path for e in events} == {"c:/Users/Ann/My Project/src/app.py"}
+        named = history.scope_for(workspace="C:\\Users\\Ann\\My Project", cwd="/x").scope
+        assert named.workspaces == ("c:/Users/Ann/My Project",)
+    finally:
+        history.close()

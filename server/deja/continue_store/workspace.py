@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from urllib.parse import unquote
@@ -33,6 +34,19 @@ def normalize_workspace(value: object) -> str:
         root = text[:3]
     stripped = text.rstrip("/")
     return stripped if len(stripped) >= len(root) else root
+
+
+def is_windows_path(path: str) -> bool:
+    """A drive (`C:\\…`, `c:/…`) or UNC (`\\\\server\\share`) path: absolute on every system."""
+    return bool(_DRIVE.match(path)) or path.startswith("\\\\")
+
+
+def absolute_path(path: str, cwd: str) -> str:
+    """`path` as the index compares it: a file:// URI or a Windows path as it is (on any system:
+    the editor may run on Windows while the path is checked elsewhere), else joined to `cwd`."""
+    if path.lower().startswith("file://") or is_windows_path(path):
+        return normalize_workspace(path)
+    return normalize_workspace(os.path.normpath(os.path.join(cwd, path)))
 
 
 def project_name(workspace: str) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import sqlite3
 from dataclasses import dataclass, field
 
 import orjson
 
-from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
+from deja.continue_store.workspace import (
+    absolute_path,
+    normalize_workspace,
+    relative_to_workspace,
+)
 
 from .rows import named
 from .scope import known_workspaces
@@ -101,8 +104,7 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     then the same path relative to its workspace in any workspace, then the longest suffix any
     record has. `deja blame` and `deja search --file` both find files this way."""
     typed = normalize_workspace(path) if path.lower().startswith("file://") else path
-    here = normalize_workspace(cwd)
-    absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
+    absolute = absolute_path(path, normalize_workspace(cwd))
     relative = None
     for workspace in known_workspaces(db):
         candidate = relative_to_workspace(absolute, workspace)
