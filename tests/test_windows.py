@@ -21,6 +21,7 @@ from deja.continue_store.workspace import (
     workspace_contains,
 )
 from deja.index.lock import writer_lock
+from deja.install import launcher
 from deja.query import History, SessionSummary
 from deja.query.handoff import native_path, powershell_quote, resume
 from tests.cli_run import deja_env, json_envelope, run_deja
@@ -96,6 +97,7 @@ HOLD = """
 import sys, time
 from pathlib import Path
 from deja.index.lock import writer_lock
+from deja.install import launcher
 with writer_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(600)
@@ -298,3 +300,12 @@ def test_a_windows_store_answers_the_editors_folders_and_uris(tmp_path: Path) ->
         assert named.workspaces == ("c:/Users/Ann/My Project",)
     finally:
         history.close()
+
+
+def test_install_names_the_windows_script_deja_exe(tmp_path: Path) -> None:
+    script = tmp_path / "Scripts" / "deja.exe"
+    script.parent.mkdir()
+    script.write_bytes(b"MZ")
+    script.chmod(0o755)
+    assert launcher(str(script)) == (str(script), ["mcp"])
+    assert launcher(str(tmp_path / "Scripts" / "deja.py"))[1] == ["-m", "deja", "mcp"]
