@@ -133,6 +133,20 @@ def test_index_home_problems(tmp_path: Path) -> None:
     )
 
 
+def test_a_bad_setting_and_a_rebuilt_index_are_reported(tmp_path: Path) -> None:
+    env = world(tmp_path, install=False)
+    code, checks, _ = doctor({**env, "DEJA_MAX_SESSION_BYTES": "lots"})
+    assert code == 1 and not checks["index"]["ok"]
+    assert "DEJA_MAX_SESSION_BYTES" in checks["index"]["detail"]
+    assert checks["index"]["fix"] == "correct the variable it names, or unset it"
+    assert "sidecar" in checks  # the other checks still ran
+    home = Path(env["DEJA_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "index.sqlite3").write_bytes(b"not a database" * 100)
+    _, checks, _ = doctor(env)
+    assert checks["index"]["ok"] and "was unreadable and was rebuilt" in checks["index"]["detail"]
+
+
 def test_exclude_list_listed_and_an_unreadable_one_reported(tmp_path: Path) -> None:
     env = world(tmp_path)
     exclude = Path(env["XDG_CONFIG_HOME"]) / "deja" / "exclude"
@@ -157,6 +171,9 @@ def test_continue_not_wired(tmp_path: Path) -> None:
     assert checks["continue-mcp"]["detail"] == f"no Continue config at {config}"
     assert "mcp-command" not in checks  # nothing to start
     assert checks["skill"]["fix"] == checks["prompt"]["fix"] == "deja install continue"
+    config.write_bytes(b"name: \xff\xfe\n")
+    _, checks, _ = doctor(env)
+    assert checks["continue-mcp"]["detail"].startswith(f"cannot read {config}")
     config.write_text("name: x\nversion: 1.0.0\nmcpServers: [\n")
     _, checks, _ = doctor(env)
     assert "is not valid YAML" in checks["continue-mcp"]["detail"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from deja import settings
 from deja.continue_store import Diagnostic
 from deja.continue_store.store import NO_SESSIONS_FOLDER, scan_session_files
+from deja.errors import DejaError
 from deja.index import PassReport
 from deja.index.exclude import load_exclude_list
 from deja.index.schema import schema_version
@@ -113,6 +114,8 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         schema = schema_version(history.db)
         excluded = history.db.execute("SELECT count(*) FROM excluded").fetchone()[0]
         recovery = history.recovery
+    except DejaError as error:  # a setting the pass reads (DEJA_MAX_SESSION_BYTES, …)
+        return [failed("index", error.message, "correct the variable it names, or unset it")]
     finally:
         history.close()
     detail = (
