@@ -207,6 +207,9 @@ def test_mcp_command_missing_or_not_answering(tmp_path: Path) -> None:
     replace_command(env, sys.executable, "[-c, 'import sys; sys.exit(\"no deja here\")']")
     _, checks, _ = doctor(env)
     assert "it said: no deja here" in checks["mcp-command"]["detail"]
+    replace_command(env, sys.executable, "[-c, 'print(\"Welcome!\"); input()']")
+    _, checks, _ = doctor(env)
+    assert "wrote what is not a JSON-RPC message on stdout" in checks["mcp-command"]["detail"]
     assert checks["skill"]["ok"] and checks["prompt"]["ok"]
 
 
@@ -230,7 +233,7 @@ def test_a_sidecar_that_cannot_start(tmp_path: Path) -> None:
         pytest.fail("/usr/bin/python3 imports deja: this test needs one that does not")
     check = sidecar_check(python, env)
     assert not check.ok and "No module named deja" in check.detail
-    assert check.fix and "install Deja with its dependencies" in check.fix
+    assert check.fix and "install Deja's wheel with its dependencies" in check.fix
 
 
 def test_python_and_orjson_problems() -> None:

@@ -74,6 +74,7 @@ def _exchange(
     assert stdin is not None and stdout is not None and stderr is not None
     found: list[dict[str, Any]] = []
     errors: list[bytes] = []
+    junk: list[str] = []
 
     def reader() -> None:
         try:
@@ -81,7 +82,9 @@ def _exchange(
                 if message.get("id") == 1:
                     found.append(message)
                     return
-        except (ValueError, OSError):
+        except (ValueError, TypeError) as error:  # not JSON, or JSON that is no message
+            junk.append(str(error))
+        except OSError:
             return
 
     threads = [
@@ -108,6 +111,8 @@ def _exchange(
     threads[1].join(5)
     if found:
         return found[0], ""
+    if junk:
+        return None, f"it wrote what is not a JSON-RPC message on stdout ({junk[0]})"
     tail = " / ".join(b"".join(errors).decode("utf-8", "replace").strip().splitlines()[-3:])
     if tail:
         return None, f"it said: {tail}"
