@@ -12,7 +12,7 @@ from .search import (
     SearchQuery,
     SearchResult,
 )
-from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
+from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
 from .stats import Stats
 
 __all__ = [
@@ -34,4 +34,5 @@ __all__ = [
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",
+    "fork_line",
 ]
