@@ -5,7 +5,6 @@ bytes on the wire are what is measured): the tool list, each tool's answer, the 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import select
@@ -21,6 +20,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
+from deja.index.lock import LOCK_NAME, writer_lock
 from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, TOOLS, Recall
 from deja.query import History
 from deja.recall import CLOSE, OPEN, PREAMBLE, frame, neutralise, nothing_found
@@ -476,24 +476,17 @@ def test_while_the_first_pass_runs_answers_come_from_the_index_so_far(
     History(home, store).refresh()
     write_session(store, session_doc("second-session-2", [user("arrived later: giraffe")]))
     # Holding the index's writer lock keeps the server's first pass waiting.
-    lock = os.open(home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    locked = True
-    try:
+    with contextlib.ExitStack() as lock:
+        lock.enter_context(writer_lock(home / LOCK_NAME))
         with mcp_session(store, home, workspace) as session:
             known, _ = session.call("deja_search", {"query": "zebra", "scope": "all"})
             assert f"Note: {BUILDING}" in known and "first-session-1" in known
             new, _ = session.call("deja_search", {"query": "giraffe", "scope": "all"})
             assert f"Note: {BUILDING}" in new and "Nothing found" in new
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            locked = False
+            lock.close()
             session.ready()
             after, _ = session.call("deja_search", {"query": "giraffe", "scope": "all"})
             assert BUILDING not in after and "second-session-2" in after
-    finally:
-        if locked:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        os.close(lock)
 
 
 def test_other_commands_never_load_the_sdk(dirs: tuple[Path, Path, Path]) -> None:

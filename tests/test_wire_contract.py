@@ -16,6 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
+from tests.doctor_contract import doctor_fixture
 from tests.lsp.conftest import (
     EDIT_SESSION,
     FORK_SESSION,
@@ -152,6 +153,8 @@ async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:
         name: json.dumps(normalise(value, world), indent=2, ensure_ascii=False) + "\n"
         for name, value in (await results(world)).items()
     }
+    doctor = json.dumps(doctor_fixture(world, BASE), indent=2, ensure_ascii=False)
+    produced["doctor"] = doctor + "\n"
     if UPDATE:
         FIXTURES.mkdir(parents=True, exist_ok=True)
         for name, text in produced.items():

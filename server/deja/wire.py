@@ -24,6 +24,7 @@ from deja.query import (
 from deja.units import iso_time
 
 if TYPE_CHECKING:
+    from deja.doctor import Check
     from deja.index import Tombstone
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
 
@@ -150,6 +151,23 @@ def placed_event_json(event: FileEvent, spans: Mapping[int, dict[str, Any]]) -> 
         "hunks": hunks,
         "range": spans[min(spans)] if spans else None,
     }
+
+
+def check_json(check: Check) -> dict[str, Any]:
+    """One finding of `deja doctor`: `fix` null when all is well; its facts (paths, unreadable
+    files with their reasons) beside the four fields every renderer reads."""
+    return {
+        **check.data,
+        "name": check.name,
+        "ok": check.ok,
+        "detail": check.detail,
+        "fix": check.fix,
+    }
+
+
+def doctor_json(checks: Sequence[Check]) -> dict[str, Any]:
+    """`deja doctor --json`'s payload (in the envelope): `ok` when every check is."""
+    return {"ok": all(check.ok for check in checks), "checks": [check_json(c) for c in checks]}
 
 
 def stats_json(stats: Stats) -> dict[str, Any]:

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import TYPE_CHECKING
 from deja.continue_store.workspace import normalize_workspace
 
 from . import store_stamp
+from .lock import LOCK_NAME, writer_lock
 from .recovery import open_index
 from .schema import DB_NAME, prepare_home
 
@@ -43,13 +42,8 @@ class Index:
     @contextlib.contextmanager
     def writer(self) -> Iterator[None]:
         """One writer across processes (CLI and sidecar share DEJA_HOME)."""
-        fd = os.open(self.home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with writer_lock(self.home / LOCK_NAME):
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

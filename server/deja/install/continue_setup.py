@@ -78,7 +78,8 @@ def launcher(argv0: str | None = None) -> tuple[str, list[str]]:
     """How Continue should start this very Deja: the `deja` script that is running, by absolute
     path, else this Python with `-m deja`."""
     script = argv0 if argv0 is not None else sys.argv[0]
-    if os.path.basename(script) == "deja" and os.access(script, os.X_OK):
+    # `deja.exe` is the script pipx, uv and pip write on Windows.
+    if os.path.basename(script).lower() in ("deja", "deja.exe") and os.access(script, os.X_OK):
         return os.path.abspath(script), ["mcp"]
     return sys.executable, ["-m", "deja", "mcp"]
 

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import sqlite3
 from dataclasses import dataclass, field
 
-from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
+from deja.continue_store.workspace import (
+    absolute_path,
+    normalize_workspace,
+    relative_to_workspace,
+)
 from deja.index.forks import own_records
 
 from .. import jsonlib
@@ -82,8 +85,7 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     then the same path relative to its workspace in any workspace, then the longest suffix any
     record has. `deja blame` and `deja search --file` both find files this way."""
     typed = normalize_workspace(path) if path.lower().startswith("file://") else path
-    here = normalize_workspace(cwd)
-    absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
+    absolute = absolute_path(path, normalize_workspace(cwd))
     relative = None
     for workspace in known_workspaces(db):
         candidate = relative_to_workspace(absolute, workspace)
