@@ -23,6 +23,7 @@ NAMES: tuple[str, ...] = (
     "uninstall",
     "resume",
     "handoff",
+    "team",
 )
 
 

@@ -19,9 +19,16 @@ def add_parser(command: AddCommand) -> None:
     sub.add_argument("path", metavar="PATH")
     sub.add_argument("--line", type=int, metavar="N", help="only edits covering line N (1-based)")
     sub.add_argument("--limit", type=positive, default=50)
+    sub.add_argument(
+        "--team", action="store_true", help="PATH relative to its workspace, across members"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.team:
+        from .. import team_search  # psycopg: only under --team
+
+        return team_search.blame(args)
     with opened_history() as history:
         return _answer(args, history)
 

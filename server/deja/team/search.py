@@ -1,0 +1,143 @@
+"""Team search: PostgreSQL full-text search (`websearch_to_tsquery`, `ts_rank_cd` over the role
+weights, the GIN index) over every project the member may read — row-level security decides
+which rows a query sees, whatever it asks. Hits have the local hit's shape plus the member."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import sql
+
+from deja.query import Hit, QueryError, SearchQuery
+from deja.query.search import HIGHLIGHT_END, HIGHLIGHT_START, bound_snippet
+from deja.text import one_line
+
+from .config import TeamConfig
+from .connection import opened, team_errors
+from .local import clean
+from .migrations import check_schema
+
+# ts_headline reads this much of a record: the page's snippets stay cheap whatever its size.
+HEADLINE_CHARS = 20_000
+_HEADLINE = (
+    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=40, MinWords=12,"
+    ' MaxFragments=2, FragmentDelimiter=" … "'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamHit:
+    hit: Hit
+    member: str
+
+
+@dataclass(slots=True)
+class TeamFilter:
+    """What narrows a team search: a project name, the end of a workspace's path, a role, a
+    workspace-relative path."""
+
+    project: str | None = None
+    workspace: str | None = None
+    role: str | None = None
+    relpath: str | None = None
+
+
+def _where(query: SearchQuery, narrow: TeamFilter) -> tuple[sql.Composed, list[object]]:
+    parts = [sql.SQL("r.tsv @@ q")] if query.text.strip() else []
+    params: list[object] = []
+    for value, clause in (
+        (narrow.project, "r.project = %s"),
+        (narrow.role or query.role, "r.role = %s"),
+        (narrow.relpath, "r.relpath = %s"),
+        (query.since, "r.time >= %s"),
+        (query.session, "r.session_id LIKE %s"),
+    ):
+        if value is not None:
+            parts.append(sql.SQL(clause))
+            params.append(f"{value}%" if clause.endswith("LIKE %s") else value)
+    if narrow.workspace:
+        tail = clean(narrow.workspace).rstrip("/")
+        parts.append(sql.SQL("(s.workspace = %s OR s.workspace LIKE %s)"))
+        params += [tail, "%/" + tail.replace("%", r"\%").replace("_", r"\_")]
+    return sql.SQL(" AND ").join(parts or [sql.SQL("true")]), params
+
+
+def team_search(
+    config: TeamConfig, query: SearchQuery, narrow: TeamFilter | None = None
+) -> tuple[list[TeamHit], int]:
+    """The page of hits, best first, and how many there are (counted only when the page is
+    full)."""
+    narrow = narrow or TeamFilter()
+    if not query.text.strip() and narrow.relpath is None:
+        raise QueryError("the search is empty")
+    where, params = _where(query, narrow)
+    order = sql.SQL("score DESC, r.time DESC" if query.text.strip() else "r.time DESC")
+    base = sql.SQL(
+        "FROM deja_records r JOIN deja_sessions s"
+        " ON s.member = r.member AND s.session_id = r.session_id,"
+        " websearch_to_tsquery('english', %s) q WHERE {where}"
+    ).format(where=where)
+    page = sql.SQL(
+        "SELECT p.*, ts_headline('english', left(p.body, {chars}), p.q, {options}) FROM ("
+        "SELECT s.display, r.session_id, s.title, s.workspace, r.project, r.turn, r.time,"
+        " r.role, r.path, r.exit_code, r.status, r.compacted, r.body, q,"
+        " ts_rank_cd(r.tsv, q) AS score {base} ORDER BY {order} LIMIT %s OFFSET %s) p"
+        " ORDER BY p.score DESC, p.time DESC"
+    ).format(
+        chars=sql.Literal(HEADLINE_CHARS),
+        options=sql.Literal(_HEADLINE),
+        base=base,
+        order=order,
+    )
+    text = clean(query.text)
+    with opened(config) as db:
+        check_schema(db)
+        with team_errors("the team search failed"):
+            rows = db.execute(page, [text, *params, query.limit, query.offset]).fetchall()
+            total = query.offset + len(rows)
+            if query.count_all and len(rows) == query.limit:
+                counted = db.execute(
+                    sql.SQL("SELECT count(*) {base}").format(base=base), [text, *params]
+                ).fetchone()
+                total = int(counted[0]) if counted else total
+    return [_hit(row, query.text.strip() != "") for row in rows], total
+
+
+def _hit(row: tuple[object, ...], matched: bool) -> TeamHit:
+    (
+        display,
+        session_id,
+        title,
+        workspace,
+        project,
+        turn,
+        time,
+        role,
+        path,
+        exit_code,
+        status,
+        compacted,
+        body,
+        _q,
+        score,
+        headline,
+    ) = row
+    snippet = str(headline) if matched else str(body)[:400]
+    hit = Hit(
+        session_id=str(session_id),
+        title=str(title),
+        workspace=str(workspace),
+        project=str(project),
+        turn=int(turn),  # type: ignore[call-overload]
+        time=float(time),  # type: ignore[arg-type]
+        role=str(role),
+        snippet=bound_snippet(one_line(snippet)),
+        file=None if path is None else str(path),
+        exit_code=None if exit_code is None else int(exit_code),  # type: ignore[call-overload]
+        status=None if status is None else str(status),
+        compacted=bool(compacted),
+        deleted=False,
+        score=round(float(score), 4),  # type: ignore[arg-type]
+        record_id=0,
+    )
+    return TeamHit(hit, str(display))
