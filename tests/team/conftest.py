@@ -65,8 +65,8 @@ class Member:
     def run(self, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
         return run_deja(self.env(**extra), *args)
 
-    def ok(self, *args: str) -> str:
-        result = self.run(*args)
+    def ok(self, *args: str, **extra: str) -> str:
+        result = self.run(*args, **extra)
         assert result.returncode == 0, (args, result.stdout, result.stderr)
         return result.stdout
 
