@@ -44,18 +44,17 @@ class Member:
     root: Path
     pg: Postgres
     database: str
-
-    @property
-    def store(self) -> Path:
-        return self.root / "store"
+    store: Path
 
     def env(self, **extra: str) -> dict[str, str]:
         return deja_env(
             self.store,
             self.root / "home",
-            XDG_CONFIG_HOME=str(self.root / "config"),
-            PGPASSWORD=PASSWORDS[self.role],
-            **extra,
+            **{
+                "XDG_CONFIG_HOME": str(self.root / "config"),
+                "PGPASSWORD": PASSWORDS[self.role],
+                **extra,
+            },
         )
 
     @property
@@ -79,9 +78,19 @@ def member_factory(tmp_path: Path, pg: Postgres, team_db: str):  # type: ignore[
     def make(role: str) -> Member:
         root = tmp_path / role
         (root / "store" / "sessions").mkdir(parents=True)
-        return Member(role, root, pg, team_db)
+        return Member(role, root, pg, team_db, root / "store")
 
     return make
+
+
+@pytest.fixture(scope="session")
+def generated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated store big enough that a push takes a while (the bench's generator)."""
+    from bench.make_store import make_store
+
+    out = tmp_path_factory.mktemp("generated") / "store"
+    make_store(out, 24 * 1024 * 1024, seed=3)
+    return out
 
 
 @pytest.fixture

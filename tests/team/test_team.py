@@ -86,6 +86,7 @@ def test_a_second_member_finds_what_the_first_pushed(
     alice: Member = member_factory("alice")
     bob: Member = member_factory("bob")
     _sessions(alice)
+    owner.ok("team", "grant", "shop", "alice")
     alice.connect()
     alice.ok("team", "share", "/w/shop")
     alice.ok("team", "push")
@@ -107,6 +108,7 @@ def test_forget_erases_the_text_from_the_team_database(
 ) -> None:
     alice: Member = member_factory("alice")
     _sessions(alice)
+    owner.ok("team", "grant", "shop", "alice")
     alice.connect()
     alice.ok("team", "share", "/w/shop")
     alice.ok("team", "push")
@@ -134,6 +136,7 @@ def test_secrets_stay_redacted_on_the_team_side_even_when_the_local_index_keeps_
     alice.ok("index", DEJA_NO_REDACT="1")
     local = alice.ok("search", "--json", "--all", SECRET, DEJA_NO_REDACT="1")
     assert json.loads(local)["hits"], "the local index keeps the secret as written"
+    owner.ok("team", "grant", "shop", "alice")
     alice.connect()
     alice.ok("team", "share", "/w/shop", DEJA_NO_REDACT="1")
     alice.ok("team", "push", DEJA_NO_REDACT="1")

@@ -28,6 +28,7 @@ def pushed(owner: Member, member_factory, pg: Postgres, team_db: str) -> Member:
             workspace="/w/payroll",
         ),
     )
+    owner.ok("team", "grant", "payroll", "alice")
     alice.connect()
     alice.ok("team", "share", "/w/payroll")
     alice.ok("team", "push")
@@ -110,7 +111,8 @@ def test_a_role_outside_the_team_cannot_read_at_all(
     pushed: Member, pg: Postgres, team_db: str
 ) -> None:
     pg.psql(
-        "DO $$ BEGIN CREATE ROLE dave LOGIN PASSWORD 'dave-pw'; EXCEPTION WHEN duplicate_object THEN NULL; END $$"
+        "DO $$ BEGIN CREATE ROLE dave LOGIN PASSWORD 'dave-pw';"
+        " EXCEPTION WHEN duplicate_object THEN NULL; END $$"
     )
     PASSWORDS.setdefault("dave", "dave-pw")
     with _as(pg, "dave", team_db) as db:

@@ -4,6 +4,8 @@ roles in the `deja_member` group; the tables' owner (the team's owner role) gran
 
 from __future__ import annotations
 
+import psycopg.errors
+
 from .config import TeamError
 from .connection import Connection, team_errors
 
@@ -93,7 +95,14 @@ def schema_version(db: Connection) -> int:
         row = db.execute("SELECT to_regclass('deja_schema') IS NOT NULL").fetchone()
         if not row or not row[0]:
             return 0
-        found = db.execute("SELECT max(version) FROM deja_schema").fetchone()
+        try:
+            found = db.execute("SELECT max(version) FROM deja_schema").fetchone()
+        except psycopg.errors.InsufficientPrivilege:
+            role = db.execute("SELECT current_user").fetchone()
+            raise TeamError(
+                f"{role[0] if role else 'this role'} is not a member of the team yet; the"
+                f" team's owner runs `deja team grant PROJECT {role[0] if role else 'ROLE'}`"
+            ) from None
     return int(found[0]) if found and found[0] is not None else 0
 
 

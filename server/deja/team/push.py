@@ -21,8 +21,8 @@ from .migrations import check_schema
 
 # Bytes of text per transaction: big enough for COPY to pay, small enough that a lost
 # connection costs little.
-BATCH_BYTES = 8 * 1024 * 1024
-BATCH_SESSIONS = 500
+BATCH_BYTES = 2 * 1024 * 1024
+BATCH_SESSIONS = 50
 
 _COLUMNS = (
     "session_id, key, project, turn, role, time, path, relpath, exit_code, status, compacted, body"

@@ -13,7 +13,7 @@ from deja.query.search import HIGHLIGHT_END, HIGHLIGHT_START, bound_snippet
 from deja.text import one_line
 
 from .config import TeamConfig
-from .connection import opened, team_errors
+from .connection import Connection, opened, team_errors
 from .local import clean
 from .migrations import check_schema
 
@@ -66,8 +66,14 @@ def team_search(
     config: TeamConfig, query: SearchQuery, narrow: TeamFilter | None = None
 ) -> tuple[list[TeamHit], int]:
     """The page of hits, best first, and how many there are (counted only when the page is
-    full)."""
-    narrow = narrow or TeamFilter()
+    full), over a connection of its own."""
+    with opened(config) as db:
+        check_schema(db)
+        return search_on(db, query, narrow or TeamFilter())
+
+
+def search_on(db: Connection, query: SearchQuery, narrow: TeamFilter) -> tuple[list[TeamHit], int]:
+    """`team_search` over an open connection (the sidecar's, the bench's)."""
     if not query.text.strip() and narrow.relpath is None:
         raise QueryError("the search is empty")
     where, params = _where(query, narrow)
@@ -77,6 +83,7 @@ def team_search(
         " ON s.member = r.member AND s.session_id = r.session_id,"
         " websearch_to_tsquery('english', %s) q WHERE {where}"
     ).format(where=where)
+    # The snippets are made for the page only: the inner query sorts and cuts first.
     page = sql.SQL(
         "SELECT p.*, ts_headline('english', left(p.body, {chars}), p.q, {options}) FROM ("
         "SELECT s.display, r.session_id, s.title, s.workspace, r.project, r.turn, r.time,"
@@ -84,22 +91,17 @@ def team_search(
         " ts_rank_cd(r.tsv, q) AS score {base} ORDER BY {order} LIMIT %s OFFSET %s) p"
         " ORDER BY p.score DESC, p.time DESC"
     ).format(
-        chars=sql.Literal(HEADLINE_CHARS),
-        options=sql.Literal(_HEADLINE),
-        base=base,
-        order=order,
+        chars=sql.Literal(HEADLINE_CHARS), options=sql.Literal(_HEADLINE), base=base, order=order
     )
     text = clean(query.text)
-    with opened(config) as db:
-        check_schema(db)
-        with team_errors("the team search failed"):
-            rows = db.execute(page, [text, *params, query.limit, query.offset]).fetchall()
-            total = query.offset + len(rows)
-            if query.count_all and len(rows) == query.limit:
-                counted = db.execute(
-                    sql.SQL("SELECT count(*) {base}").format(base=base), [text, *params]
-                ).fetchone()
-                total = int(counted[0]) if counted else total
+    with team_errors("the team search failed"):
+        rows = db.execute(page, [text, *params, query.limit, query.offset]).fetchall()
+        total = query.offset + len(rows)
+        if query.count_all and len(rows) == query.limit:
+            counted = db.execute(
+                sql.SQL("SELECT count(*) {base}").format(base=base), [text, *params]
+            ).fetchone()
+            total = int(counted[0]) if counted else total
     return [_hit(row, query.text.strip() != "") for row in rows], total
 
 
