@@ -58,8 +58,18 @@ class Postgres:
             os.chown(self.folder, entry.pw_uid, entry.pw_gid)
         subprocess.run(
             _as_owner(
-                [str(BIN / "initdb"), "-D", str(self.data), "-U", SUPERUSER, "-E", "UTF8",
-                 "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256"]
+                [
+                    str(BIN / "initdb"),
+                    "-D",
+                    str(self.data),
+                    "-U",
+                    SUPERUSER,
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "--auth-local=trust",
+                    "--auth-host=scram-sha-256",
+                ]
             ),
             check=True,
             capture_output=True,
@@ -69,9 +79,21 @@ class Postgres:
         log = open(self.folder / "server.log", "ab")  # noqa: SIM115 - the server keeps it
         self.process = subprocess.Popen(
             _as_owner(
-                [str(BIN / "postgres"), "-D", str(self.data), "-p", str(self.port),
-                 "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.folder}",
-                 "-c", f"fsync={'on' if fsync else 'off'}", "-c", "max_connections=60"]
+                [
+                    str(BIN / "postgres"),
+                    "-D",
+                    str(self.data),
+                    "-p",
+                    str(self.port),
+                    "-c",
+                    "listen_addresses=127.0.0.1",
+                    "-c",
+                    f"unix_socket_directories={self.folder}",
+                    "-c",
+                    f"fsync={'on' if fsync else 'off'}",
+                    "-c",
+                    "max_connections=60",
+                ]
             ),
             stdout=log,
             stderr=log,
@@ -109,8 +131,25 @@ class Postgres:
     def psql(self, sql: str, *, database: str = "postgres", user: str = SUPERUSER) -> str:
         """Runs SQL as `user` over the Unix socket (trusted): setup, and checks as the superuser."""
         result = subprocess.run(
-            [str(BIN / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-             "-h", self.socket_dir, "-p", str(self.port), "-U", user, "-d", database, "-c", sql],
+            [
+                str(BIN / "psql"),
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                self.socket_dir,
+                "-p",
+                str(self.port),
+                "-U",
+                user,
+                "-d",
+                database,
+                "-c",
+                sql,
+            ],
             capture_output=True,
             text=True,
             check=False,
