@@ -101,6 +101,13 @@ def test_a_second_member_finds_what_the_first_pushed(
     assert _search(bob, "websocket", "--project", "diary")["hits"] == []
     # The terminal rendering names the member too.
     assert "Alice" in bob.ok("search", "--team", "backoff")
+    assert _search(bob, "websocket", "--workspace", "shop")["hits"]
+    assert _search(bob, "websocket", "--workspace", "elsewhere")["hits"] == []
+    assert "grant: bob reads shop" in owner.ok("team", "status")
+    assert "grant: bob reads shop" in bob.ok("team", "status")
+    # Revoked: bob reads nothing of it any more.
+    assert "bob no longer reads shop" in owner.ok("team", "revoke", "shop", "bob")
+    assert _search(bob, "websocket", "reconnect")["hits"] == []
 
 
 def test_forget_erases_the_text_from_the_team_database(
