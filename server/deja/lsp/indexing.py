@@ -16,6 +16,7 @@ from deja.index import StoreRefusal
 from deja.live_index import LiveIndex, LiveListener, ProgressReport
 
 from .context import DejaServer
+from .team import TeamPusher
 
 PROGRESS_TOKEN = "deja/indexing"
 KINDS = {
@@ -39,6 +40,7 @@ class SidecarListener(LiveListener):
     def __init__(self, ls: DejaServer, loop: asyncio.AbstractEventLoop) -> None:
         self.ls = ls
         self.loop = loop
+        self.pusher = TeamPusher(ls.options.deja_home, self.log) if ls.options.team_push else None
 
     def _soon(self, callback: Callable[..., Any], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
@@ -70,6 +72,8 @@ class SidecarListener(LiveListener):
 
     def index_changed(self, session_ids: list[str]) -> None:
         self._soon(self.ls.index_changed, session_ids)
+        if self.pusher:
+            self.pusher.request()
 
     def store_status(self, refusal: StoreRefusal | None) -> None:
         self._soon(self.ls.store_status, refusal)
