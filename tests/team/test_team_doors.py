@@ -4,6 +4,7 @@ records: huge text, NULs, look-alike recall markers."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -154,3 +155,54 @@ def test_outgoing_text_is_redacted_nul_free_and_bounded() -> None:
     assert "\x00" not in text and text.startswith("a\ufffdb ")
     assert len(text) < MAX_BODY_CHARS + 60 and text.endswith("more characters]")
     assert "s3cr3t" not in outgoing("password=s3cr3ts3cr3ts3cr3t")
+
+
+async def test_sidecar_with_team_push_pushes_after_each_pass(
+    owner: Member, member_factory, pg: Postgres, team_db: str, tmp_path: Path
+) -> None:
+    alice: Member = member_factory("alice")
+    write_session(
+        alice.store,
+        session_doc(
+            "eeee5555-0000-0000-0000-000000000001", [user("first okapi")], workspace="/w/zoo"
+        ),
+    )
+    owner.ok("team", "grant", "zoo", "alice")
+    alice.connect()
+    alice.ok("team", "share", "/w/zoo")
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "deja", "serve"], server_env=alice.env()
+    )
+    lsp = await config.start()
+    assert isinstance(lsp, LanguageClient)
+
+    async def pushed(session_id: str) -> None:
+        query = f"SELECT count(*) FROM deja_sessions WHERE session_id = '{session_id}'"
+        for _ in range(600):
+            if pg.psql(query, database=team_db).strip() == "1":
+                return
+            await asyncio.sleep(0.1)
+        logs = [m.message for m in lsp.log_messages]
+        raise AssertionError(f"{session_id} never reached the team database: {logs}")
+
+    try:
+        await lsp.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                initialization_options={"teamPush": True},
+                workspace_folders=[types.WorkspaceFolder(tmp_path.as_uri(), "w")],
+            )
+        )
+        await pushed("eeee5555-0000-0000-0000-000000000001")
+        write_session(
+            alice.store,
+            session_doc(
+                "eeee5555-0000-0000-0000-000000000002", [user("second okapi")], workspace="/w/zoo"
+            ),
+        )
+        await pushed("eeee5555-0000-0000-0000-000000000002")
+        logs = "\n".join(m.message for m in lsp.log_messages)
+        assert "team push: 1 sessions sent" in logs
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()

@@ -54,6 +54,14 @@ def test_a_member_without_the_grant_reads_and_changes_nothing(
         assert db.execute("UPDATE deja_records SET member = 'carol'").rowcount == 0
         assert db.execute("DELETE FROM deja_records").rowcount == 0
         assert db.execute("DELETE FROM deja_sessions").rowcount == 0
+        # The search function (it runs as the owner, for the index) applies the same rule.
+        matches = "SELECT count(*) FROM deja_matches(to_tsquery('english', 'payroll'))"
+        assert db.execute(matches).fetchone() == (0,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            db.execute(
+                "CREATE OR REPLACE FUNCTION deja_matches(q tsquery) RETURNS void"
+                " LANGUAGE sql AS 'SELECT 1'"
+            )
         # Only the grants naming carol are visible to her.
         assert db.execute("SELECT project, member FROM deja_grants").fetchall() == [
             ("other", "carol")
@@ -80,6 +88,8 @@ def test_a_granted_member_reads_but_cannot_change_someone_elses_rows(
 ) -> None:
     before = _alice_rows(pg, team_db)
     with _as(pg, "bob", team_db) as db:
+        matches = "SELECT count(*) FROM deja_matches(to_tsquery('english', 'payroll'))"
+        assert db.execute(matches).fetchone() == (1,)
         rows = db.execute("SELECT member, body FROM deja_records").fetchall()
         assert {member for member, _ in rows} == {"alice"} and rows
         assert db.execute("UPDATE deja_records SET body = 'pwned'").rowcount == 0

@@ -69,6 +69,8 @@ class SidecarListener(LiveListener):
         # Reports were queued on the loop before the pass returned, so they arrive first.
         end = types.WorkDoneProgressEnd(message=outcome)
         self._soon(self.ls.work_done_progress.end, PROGRESS_TOKEN, end)
+        if self.pusher:  # what changed while the sidecar was not running
+            self.pusher.request()
 
     def index_changed(self, session_ids: list[str]) -> None:
         self._soon(self.ls.index_changed, session_ids)

@@ -43,14 +43,15 @@ class TeamFilter:
 
 
 def _where(query: SearchQuery, narrow: TeamFilter) -> tuple[sql.Composed, list[object]]:
-    parts = [sql.SQL("r.tsv @@ q")] if query.text.strip() else []
+    """Filters over `m` (the matches, or the records themselves) and `s` (their sessions)."""
+    parts: list[sql.Composable] = []
     params: list[object] = []
     for value, clause in (
-        (narrow.project, "r.project = %s"),
-        (narrow.role or query.role, "r.role = %s"),
-        (narrow.relpath, "r.relpath = %s"),
-        (query.since, "r.time >= %s"),
-        (query.session, "r.session_id LIKE %s"),
+        (narrow.project, "m.project = %s"),
+        (narrow.role or query.role, "m.role = %s"),
+        (narrow.relpath, "m.relpath = %s"),
+        (query.since, "m.time >= %s"),
+        (query.session, "m.session_id LIKE %s"),
     ):
         if value is not None:
             parts.append(sql.SQL(clause))
@@ -74,35 +75,45 @@ def team_search(
 
 def search_on(db: Connection, query: SearchQuery, narrow: TeamFilter) -> tuple[list[TeamHit], int]:
     """`team_search` over an open connection (the sidecar's, the bench's)."""
-    if not query.text.strip() and narrow.relpath is None:
+    text = clean(query.text).strip()
+    if not text and narrow.relpath is None:
         raise QueryError("the search is empty")
+    if narrow.relpath is not None and text:
+        raise QueryError("a team file history takes no words")
     where, params = _where(query, narrow)
-    order = sql.SQL("score DESC, r.time DESC" if query.text.strip() else "r.time DESC")
+    if text:
+        # `deja_matches` finds the rows through the GIN index (as the owner, with the read
+        # rule applied inside); bodies are read for the page only.
+        source = sql.SQL("deja_matches(websearch_to_tsquery('english', %s)) m")
+        order = sql.SQL("m.score DESC, m.time DESC")
+        params = [text, *params]
+    else:
+        source = sql.SQL("(SELECT *, 0::real AS score FROM deja_records) m")
+        order = sql.SQL("m.time DESC")
     base = sql.SQL(
-        "FROM deja_records r JOIN deja_sessions s"
-        " ON s.member = r.member AND s.session_id = r.session_id,"
-        " websearch_to_tsquery('english', %s) q WHERE {where}"
-    ).format(where=where)
-    # The snippets are made for the page only: the inner query sorts and cuts first.
+        "FROM {source} JOIN deja_sessions s ON s.member = m.member AND s.session_id = m.session_id"
+        " WHERE {where}"
+    ).format(source=source, where=where)
     page = sql.SQL(
-        "SELECT p.*, ts_headline('english', left(p.body, {chars}), p.q, {options}) FROM ("
-        "SELECT s.display, r.session_id, s.title, s.workspace, r.project, r.turn, r.time,"
-        " r.role, r.path, r.exit_code, r.status, r.compacted, r.body, q,"
-        " ts_rank_cd(r.tsv, q) AS score {base} ORDER BY {order} LIMIT %s OFFSET %s) p"
-        " ORDER BY p.score DESC, p.time DESC"
+        "SELECT p.display, p.session_id, p.title, p.workspace, p.project, p.turn, p.time,"
+        " p.role, p.path, p.exit_code, p.status, p.compacted, b.body, p.score,"
+        " ts_headline('english', left(b.body, {chars}), websearch_to_tsquery('english', %s),"
+        " {options}) FROM (SELECT s.display, m.member, m.session_id, m.key, s.title,"
+        " s.workspace, m.project, m.turn, m.time, m.role, m.path, m.exit_code, m.status,"
+        " m.compacted, m.score {base} ORDER BY {order} LIMIT %s OFFSET %s) p"
+        " JOIN deja_records b ON b.member = p.member AND b.session_id = p.session_id"
+        " AND b.key = p.key ORDER BY p.score DESC, p.time DESC"
     ).format(
         chars=sql.Literal(HEADLINE_CHARS), options=sql.Literal(_HEADLINE), base=base, order=order
     )
-    text = clean(query.text)
     with team_errors("the team search failed"):
         rows = db.execute(page, [text, *params, query.limit, query.offset]).fetchall()
         total = query.offset + len(rows)
         if query.count_all and len(rows) == query.limit:
-            counted = db.execute(
-                sql.SQL("SELECT count(*) {base}").format(base=base), [text, *params]
-            ).fetchone()
-            total = int(counted[0]) if counted else total
-    return [_hit(row, query.text.strip() != "") for row in rows], total
+            counted = db.execute(sql.SQL("SELECT count(*) {base}").format(base=base), params)
+            found = counted.fetchone()
+            total = int(found[0]) if found else total
+    return [_hit(row, bool(text)) for row in rows], total
 
 
 def _hit(row: tuple[object, ...], matched: bool) -> TeamHit:
@@ -120,7 +131,6 @@ def _hit(row: tuple[object, ...], matched: bool) -> TeamHit:
         status,
         compacted,
         body,
-        _q,
         score,
         headline,
     ) = row
