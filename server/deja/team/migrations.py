@@ -87,14 +87,19 @@ CREATE FUNCTION deja_matches(q tsquery) RETURNS TABLE (
   member name, session_id text, key text, project text, turn integer, role text,
   "time" double precision, path text, exit_code integer, status text, compacted boolean,
   score real)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+  -- PL/pgSQL keeps the plan for the session (a SQL function would plan every call).
+  RETURN QUERY
   SELECT r.member, r.session_id, r.key, r.project, r.turn, r.role, r.time, r.path,
          r.exit_code, r.status, r.compacted, ts_rank_cd(r.tsv, q)
   FROM public.deja_records r
   WHERE r.tsv @@ q
     AND (r.member = session_user
          OR r.project IN (SELECT g.project FROM public.deja_grants g
-                          WHERE g.member = session_user))
+                          WHERE g.member = session_user));
+END
 $$;
 REVOKE ALL ON FUNCTION deja_matches(tsquery) FROM PUBLIC;
 """
