@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ import psycopg
 
 from deja.index.exclude import ExcludeList
 from deja.team.local import session_records, shared_sessions
+from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, session_doc, user, write_session
 from tests.support.postgres import Postgres
 
@@ -223,3 +225,16 @@ def test_server_restarted_mid_push_is_one_line_and_the_next_push_completes(
         shared = shared_sessions(db, ["/"], ExcludeList())
         local = sum(len(session_records(db, session)) for session in shared)
     assert total == local > 500
+
+
+def test_without_the_driver_team_commands_say_how_to_install_it(tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    (blocked / "psycopg").mkdir(parents=True)
+    (blocked / "psycopg" / "__init__.py").write_text("raise ImportError('psycopg is not here')\n")
+    (tmp_path / "store" / "sessions").mkdir(parents=True)
+    env = deja_env(tmp_path / "store", tmp_path / "home")
+    env["PYTHONPATH"] = os.pathsep.join([str(blocked), env["PYTHONPATH"]])
+    for args in (("team", "status"), ("search", "--team", "x"), ("blame", "--team", "a.py")):
+        line = _one_line_error(run_deja(env, *args))
+        assert "pip install 'deja[team]'" in line, line
+    assert run_deja(env, "search", "--all", "x").returncode == 0  # plain search needs no driver

@@ -24,7 +24,9 @@ MAX_PAGE = 500
 
 
 def _search(query: SearchQuery, project: str | None) -> list[dict[str, Any]]:
-    from deja.team.config import load_config
+    from deja.team.config import load_config, require_driver
+
+    require_driver()
     from deja.team.search import TeamFilter, team_search
 
     found, _ = team_search(load_config(), query, TeamFilter(project=project))
@@ -72,11 +74,13 @@ class TeamPusher:
 
     def _push_once(self) -> None:
         from deja.index.exclude import load_exclude_list
-        from deja.team.config import load_config
-        from deja.team.push import push
+        from deja.team.config import load_config, require_driver
 
         path = (self.home or settings.deja_home()) / DB_NAME
         try:
+            require_driver()
+            from deja.team.push import push
+
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             try:
                 report = push(db, load_config(), load_exclude_list())

@@ -246,8 +246,10 @@ class Recall:
 
     def team_search(self, text: str, limit: int) -> str:
         """The team database's hits (`deja team`), each naming the member who pushed it."""
-        from deja.team.config import load_config  # psycopg: only for the team scope
-        from deja.team.search import team_search
+        from deja.team.config import load_config, require_driver
+
+        require_driver()
+        from deja.team.search import team_search  # psycopg: only for the team scope
 
         query = SearchQuery(text, limit=limit, count_all=False)
         found, _ = team_search(load_config(), query)

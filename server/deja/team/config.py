@@ -28,6 +28,16 @@ class TeamConfig:
     shared: list[str] = field(default_factory=list)
 
 
+def require_driver() -> None:
+    """psycopg is the `team` extra: without it, one line saying how to add it."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        raise TeamError(
+            "team history needs psycopg 3: pip install 'deja[team]' (or psycopg[binary])"
+        ) from None
+
+
 def config_path() -> Path:
     return settings.exclude_file().parent / CONFIG_NAME
 

@@ -44,6 +44,9 @@ def add_parser(command: AddCommand) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.team:
+        from deja.team.config import require_driver
+
+        require_driver()
         from .. import team_search  # psycopg: only under --team
 
         return team_search.search(args)

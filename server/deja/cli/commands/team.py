@@ -30,6 +30,9 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from deja.team.config import require_driver
+
+    require_driver()
     from .. import team_actions
 
     return team_actions.ACTIONS[args.action](args)
