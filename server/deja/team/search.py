@@ -18,10 +18,9 @@ from .local import clean
 from .migrations import check_schema
 
 # ts_headline reads this much of a record: the page's snippets stay cheap whatever its size.
-HEADLINE_CHARS = 20_000
+HEADLINE_CHARS = 8_000
 _HEADLINE = (
-    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=40, MinWords=12,"
-    ' MaxFragments=2, FragmentDelimiter=" … "'
+    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=40, MinWords=12"
 )
 
 
@@ -96,7 +95,7 @@ def search_on(db: Connection, query: SearchQuery, narrow: TeamFilter) -> tuple[l
     ).format(source=source, where=where)
     page = sql.SQL(
         "SELECT p.display, p.session_id, p.title, p.workspace, p.project, p.turn, p.time,"
-        " p.role, p.path, p.exit_code, p.status, p.compacted, b.body, p.score,"
+        " p.role, p.path, p.exit_code, p.status, p.compacted, left(b.body, 400), p.score,"
         " ts_headline('english', left(b.body, {chars}), websearch_to_tsquery('english', %s),"
         " {options}) FROM (SELECT s.display, m.member, m.session_id, m.key, s.title,"
         " s.workspace, m.project, m.turn, m.time, m.role, m.path, m.exit_code, m.status,"
