@@ -19,9 +19,7 @@ from .migrations import check_schema
 
 # ts_headline reads this much of a record: the page's snippets stay cheap whatever its size.
 HEADLINE_CHARS = 8_000
-_HEADLINE = (
-    f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=40, MinWords=12"
-)
+_HEADLINE = f"StartSel={HIGHLIGHT_START}, StopSel={HIGHLIGHT_END}, MaxWords=40, MinWords=12"
 
 
 @dataclass(frozen=True, slots=True)
