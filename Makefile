@@ -50,10 +50,11 @@ editor-test: $(STAMP)
 # The bench on a tiny store, so it cannot rot; `make bench` gives the figures in bench/RESULTS.md.
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
+	$(PY) bench/team.py --size 4M --quick --kills 1
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
-	$(PY) bench/team.py --size 256M
+	$(PY) bench/team.py --size 1G
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

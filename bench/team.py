@@ -1,7 +1,7 @@
 """The team index's figures (issue 18), against a real PostgreSQL 15 started here.
 
-    python bench/team.py --size 256M      # what `make bench` runs (bench/RESULTS.md)
-    python bench/team.py --size 4M --quick
+    python bench/team.py --size 1G                   # what `make bench` runs (bench/RESULTS.md)
+    python bench/team.py --size 4M --quick --kills 1  # what `make test` runs
 
 On a generated store (bench/make_store.py), indexed once and copied for a second member: two
 members pushing it concurrently (`deja team push`, MB/s of store and of text per member); team
@@ -100,7 +100,7 @@ def setup(pg: Postgres, database: str, projects: list[str]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", default="256M")
+    parser.add_argument("--size", default="1G")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI)")
