@@ -105,6 +105,12 @@ def test_a_second_member_finds_what_the_first_pushed(
     assert _search(bob, "websocket", "--workspace", "elsewhere")["hits"] == []
     assert "grant: bob reads shop" in owner.ok("team", "status")
     assert "grant: bob reads shop" in bob.ok("team", "status")
+    # A new display name reaches the sessions already pushed.
+    alice.ok("team", "connect", alice.dsn, "--name", "Alice B")
+    assert json.loads(alice.ok("team", "push", "--json"))["sent"] == 2
+    assert {h["member"] for h in _search(bob, "websocket")["hits"]} == {"Alice B"}
+    refused = bob.run("search", "--team", "--file", "x.py", "websocket")
+    assert refused.returncode == 1 and "deja blame --team PATH" in refused.stderr
     # Revoked: bob reads nothing of it any more.
     assert "bob no longer reads shop" in owner.ok("team", "revoke", "shop", "bob")
     assert _search(bob, "websocket", "reconnect")["hits"] == []

@@ -15,7 +15,7 @@ from deja.team.search import TeamFilter, TeamHit, team_search
 from deja.wire import team_hit_json
 
 from . import render
-from .common import emit, opened_history
+from .common import CliError, emit, opened_history
 
 
 def _lines(found: list[TeamHit], total: int, offset: int, empty: str) -> list[str]:
@@ -33,6 +33,8 @@ def _lines(found: list[TeamHit], total: int, offset: int, empty: str) -> list[st
 
 
 def search(args: argparse.Namespace) -> int:
+    if args.file:
+        raise CliError("--file is not for --team searches; `deja blame --team PATH` is")
     config = load_config()
     query = SearchQuery(
         text=" ".join(args.query),

@@ -90,7 +90,7 @@ def push(
         if gone:
             _erase(db, gone)
             report.erased = len(gone)
-        todo = [s for s in sessions if remote.get(s.id) != s.digest]
+        todo = [s for s in sessions if remote.get(s.id) != _stamp(s, config)]
         report.unchanged = len(sessions) - len(todo)
         batch: list[LocalSession] = []
         rows: list[tuple[object, ...]] = []
@@ -108,6 +108,11 @@ def push(
         if batch:
             _send(db, config, batch, rows, report, size)
     return report
+
+
+def _stamp(session: LocalSession, config: TeamConfig) -> str:
+    """What the team database remembers of a sent session: a new display name sends it again."""
+    return f"{session.digest}:{config.name}"
 
 
 def _erase(db: Connection, session_ids: list[str]) -> None:
@@ -150,7 +155,7 @@ def _send(
                         s.title,
                         s.started,
                         s.last_active,
-                        s.digest,
+                        _stamp(s, config),
                     )
                     for s in batch
                 ],
