@@ -156,6 +156,7 @@ def migrate(db: Connection) -> tuple[int, int]:
     refused = "cannot create the team schema (the team's owner role runs connect first)"
     with team_errors(refused), db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(hashtext('deja_schema'))")
+        db.execute("SET LOCAL search_path = public")  # where `deja_matches` looks for them
         db.execute("CREATE TABLE IF NOT EXISTS deja_schema (version integer NOT NULL)")
         found = db.execute("SELECT coalesce(max(version), 0) FROM deja_schema").fetchone()
         current = int(found[0]) if found else 0
