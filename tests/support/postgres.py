@@ -167,6 +167,8 @@ def running_postgres(*, fsync: bool = False) -> Iterator[Postgres]:
     folder = Path(tempfile.mkdtemp(prefix="deja-pg-"))
     os.chmod(folder, 0o755)
     server = Postgres(folder, _free_port())
+    # A run ended by SIGTERM (a timeout, a killed CI job) unwinds too, so the server is stopped.
+    previous = signal.signal(signal.SIGTERM, _exit_on_term)
     try:
         server.init()
         server.start(fsync=fsync)
@@ -174,3 +176,8 @@ def running_postgres(*, fsync: bool = False) -> Iterator[Postgres]:
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
