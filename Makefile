@@ -31,11 +31,16 @@ typecheck: $(STAMP)
 pytest: $(STAMP) tools
 	$(PY) -m pytest
 
-# Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI
-# (we are root on CI's machine).
+# Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI,
+# PostgreSQL 15 for the team index (the tests start their own server; no default cluster is
+# created, so nothing listens on 5432) (we are root on CI's machine).
+PG_BIN := /usr/lib/postgresql/15/bin
 tools:
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	test -x $(PG_BIN)/postgres || { mkdir -p /etc/postgresql-common && \
+	  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf && \
+	  apt-get update -qq && apt-get install -y -qq postgresql-15; }
 
 test: lint typecheck pytest editor-test bench-tiny
 
@@ -47,11 +52,13 @@ editor-test: $(STAMP)
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
 	$(PY) bench/recall/run.py --quick
+	$(PY) bench/team.py --size 4M --quick --kills 1
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
 	$(PY) bench/recall/run.py --candidates
 	$(PY) bench/recall/costs.py --size 1G
+	$(PY) bench/team.py --size 1G
 
 # The wheel (pipx/uv tool install) and every .vsix: universal (no orjson) and one per platform.
 dist: $(STAMP)

@@ -61,6 +61,12 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     }
 
 
+def team_hit_json(hit: Hit, member: str) -> dict[str, Any]:
+    """A team search hit: the local hit's shape plus who pushed it (`deja search --team`, the
+    sidecar's scope "team")."""
+    return {**hit_json(hit), "member": member}
+
+
 def session_json(summary: SessionSummary) -> dict[str, Any]:
     data = asdict(summary)
     data["started"] = iso(summary.started)

@@ -55,7 +55,7 @@ TOOLS = (
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
-                "scope": {"type": "string", "enum": ["workspace", "all"]},
+                "scope": {"type": "string", "enum": ["workspace", "all", "team"]},
                 "since": {"type": "string", "description": "30m, 12h, 7d, 2w or 2026-11-01"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 20},
             },
@@ -243,10 +243,12 @@ class Recall:
     def search(self, arguments: dict[str, Any]) -> str:
         text = _text(arguments, "query", required=True)
         scope = arguments.get("scope", "workspace")
-        if scope not in ("workspace", "all"):
-            raise ToolError('scope must be "workspace" or "all"')
+        if scope not in ("workspace", "all", "team"):
+            raise ToolError('scope must be "workspace", "all" or "team"')
         limit = _limit(arguments, 8)
         since = _since(arguments)
+        if scope == "team":
+            return self.team_search(text, limit)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
@@ -260,6 +262,26 @@ class Recall:
             [hit_block(n, hit) for n, hit in enumerate(result.hits, 1)],
             notes,
             nothing_found(f"no past session matches {text!r} in {where}{hint}."),
+            "({n} more hits not shown: narrow the query)",
+        )
+
+    def team_search(self, text: str, limit: int) -> str:
+        """The team database's hits (`deja team`), each naming the member who pushed it."""
+        from deja.team.config import load_config, require_driver
+
+        require_driver()
+        from deja.team.search import team_search  # psycopg: only for the team scope
+
+        query = SearchQuery(text, limit=limit, count_all=False)
+        found, _ = team_search(load_config(), query)
+        blocks = []
+        for n, team_hit in enumerate(found, 1):
+            block = hit_block(n, team_hit.hit)
+            blocks.append([f"{block[0]} · by {team_hit.member}", *block[1:]])
+        return _fit(
+            blocks,
+            [],
+            nothing_found(f"no team session matches {text!r} in the projects you may read."),
             "({n} more hits not shown: narrow the query)",
         )
 

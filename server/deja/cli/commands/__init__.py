@@ -24,6 +24,7 @@ NAMES: tuple[str, ...] = (
     "resume",
     "handoff",
     "doctor",
+    "team",
 )
 
 
