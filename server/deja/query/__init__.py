@@ -1,6 +1,8 @@
 """Questions over the index: search, sessions, show, file history. One API for every front door."""
 
 from .blame import FileEvent, LineRange
+from .files import FilesResult, TouchedFile
+from .fix import FixResult, FixStep, PastFailure
 from .history import History
 from .query_syntax import QueryError
 from .scope import Scope, ScopeChoice, WorkspaceError
@@ -20,9 +22,13 @@ __all__ = [
     "HIGHLIGHT_START",
     "SEARCH_ROLES",
     "FileEvent",
+    "FilesResult",
+    "FixResult",
+    "FixStep",
     "History",
     "Hit",
     "LineRange",
+    "PastFailure",
     "QueryError",
     "Scope",
     "ScopeChoice",
@@ -31,6 +37,7 @@ __all__ = [
     "SessionSummary",
     "SessionView",
     "Stats",
+    "TouchedFile",
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",

@@ -14,6 +14,8 @@ from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombst
 
 from . import blame
 from . import sessions as session_queries
+from .files import FilesResult, files_for_topic
+from .fix import FixResult, find_fixes
 from .fork import ForkCommand, fork_command
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
@@ -168,6 +170,15 @@ class History:
         `document`, covers the zero-based `line`."""
         blame.place_in_document(events, document)
         return blame.covering_line(events, line)
+
+    def fix(self, error: str, scope: Scope, limit: int = 10) -> FixResult:
+        """Past failures with the same or a close error signature as `error` (`deja fix`), each
+        with what made it go away in its session or `fixed=False`, best first."""
+        return find_fixes(self.db, error, scope, limit)
+
+    def files(self, topic: str, scope: Scope, limit: int = 20) -> FilesResult:
+        """The files the sessions matching `topic` edited, wrote or read (`deja files`)."""
+        return files_for_topic(self.db, topic, scope, limit)
 
     def most_edited_file(self) -> str:
         return blame.most_edited_file(self.db)
