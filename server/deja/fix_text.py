@@ -64,15 +64,8 @@ def fix_nothing(result: FixResult, where: str) -> str:
 
 
 def file_block(number: int, touched: TouchedFile) -> list[str]:
-    did = [
-        f"{n} {word}"
-        for n, word in (
-            (touched.edits, "edits"),
-            (touched.writes, "writes"),
-            (touched.reads, "reads"),
-        )
-        if n
-    ]
+    counts = ((touched.edits, "edit"), (touched.writes, "write"), (touched.reads, "read"))
+    did = [f"{n} {word}{'s' if n > 1 else ''}" for n, word in counts if n]
     lines = [f"[{number}] {touched.relative} · {', '.join(did)} · {touched.workspace}"]
     for session in touched.sessions[:MAX_SESSIONS]:
         lines.append(

@@ -16,8 +16,9 @@ from typing import Any
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, SearchQuery, UnknownSession
+from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
 from deja.recall import frame, nothing_found
 from deja.text import cut
 from deja.wire import markdown_snippet
@@ -79,6 +80,16 @@ TOOLS = (
             "type": "object",
             "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
         },
+    ),
+    ToolSpec(
+        "deja_fix",
+        "Past failures like this error and what fixed each (edits, commands).",
+        {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
+    ),
+    ToolSpec(
+        "deja_files",
+        "Files that past sessions on a topic edited or read, most worked-on first.",
+        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
     ),
 )
 
@@ -213,6 +224,8 @@ class Recall:
             "deja_search": self.search,
             "deja_file_history": self.file_history,
             "deja_restore": self.restore,
+            "deja_fix": self.fix,
+            "deja_files": self.files,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -255,6 +268,30 @@ class Recall:
             notes,
             nothing_found(f"no past Continue session edited or wrote {path}{seen}."),
             "({n} more edits not shown: lower the limit)",
+        )
+
+    def fix(self, arguments: dict[str, Any]) -> str:
+        """Every workspace: an error is seldom one project's own."""
+        error = _text(arguments, "error", required=True)
+        history, notes = self._history()
+        result = history.fix(error, Scope(), limit=8)
+        return _fit(
+            fix_blocks(result),
+            notes,
+            nothing_found(fix_nothing(result, "any workspace")),
+            "({n} more past failures not shown)",
+        )
+
+    def files(self, arguments: dict[str, Any]) -> str:
+        topic = _text(arguments, "topic", required=True)
+        history, notes = self._history()
+        choice = history.scope_for(cwd=self.cwd)
+        result = history.files(topic, choice.scope, limit=15)
+        return _fit(
+            files_blocks(result),
+            [*notes, *choice.notes],
+            nothing_found(files_nothing(result, choice.scope.label)),
+            "({n} more files not shown)",
         )
 
     def restore(self, arguments: dict[str, Any]) -> str:

@@ -149,7 +149,7 @@ def _chain(failure: _Row, later: list[_Row], error: Signature, workspace: str) -
         if showing:
             last_seen = position
             done.attempts += _same_call(failure, record)
-        elif record.role in ("edit", "command") and record.status != "canceled":
+        elif record.role in ("edit", "command") and record.status == "done":
             steps.append((position, _step(record, workspace)))
     after = [step for position, step in steps if position > last_seen]
     # Without a passing re-run, what came after the last sight of the error is the fix, unconfirmed.
