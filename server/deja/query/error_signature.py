@@ -17,7 +17,7 @@ CLOSE = 0.6
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # What Continue puts before a failed call's own output.
 _PREFIX = re.compile(
-    r"^(?:Error executing tool \w+: (?:Error \(exit code -?\d+\): ?)?|"
+    r"^(?:Error executing tool \w+: (?:Error \(exit code -?\d+\):? ?)?|"
     r"Command failed with exit code -?\d+[.:]? ?)"
 )
 _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
