@@ -3,6 +3,7 @@
 
 import * as vscode from "vscode";
 import type { SessionActions } from "./actions";
+import type { FixThis } from "./fixThis";
 import type { PastEdits } from "./pastEdits";
 import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
@@ -21,6 +22,7 @@ export interface Features {
   tree: HistoryTree;
   search: SearchHistory;
   restore: RestoreContext;
+  fixThis: FixThis;
 }
 
 /** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
@@ -47,6 +49,7 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     refreshHistory: () => f.tree.refresh(),
     restoreContext: (selection?: unknown) => f.restore.run(typeof selection === "string" ? selection : undefined),
     copyRestore: (argument?: unknown) => f.restore.copy(argument),
+    whatFixedThis: (argument?: unknown) => f.fixThis.run(argument),
   };
 }
 

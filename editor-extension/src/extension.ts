@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
 import { registerCommands } from "./commands";
+import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new HistoryTree(server);
   const search = new SearchHistory(server, sessions);
   const restore = new RestoreContext(server);
+  const fixThis = new FixThis(server);
 
   context.subscriptions.push(
     output,
@@ -41,9 +43,10 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     search,
     restore,
+    fixThis,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, fixThis }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");
