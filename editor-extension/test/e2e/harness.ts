@@ -72,6 +72,10 @@ export interface Editor {
 export interface LaunchOptions {
   /** Install a stand-in for the Continue extension too. */
   withContinue?: boolean;
+  /** User settings added to (or replacing) the defaults below. */
+  settings?: Record<string, unknown>;
+  /** Called with the fixture before code-server starts (more sessions, more files). */
+  prepare?: (fixture: Fixture) => void;
 }
 
 export async function launch(options: LaunchOptions = {}): Promise<Editor> {
@@ -88,6 +92,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   mkdirSync(RESULTS, { recursive: true });
   const root = realpathSync(mkdtempSync(join(tmpdir(), "deja-e2e-")));
   const fixture = makeFixture(root);
+  options.prepare?.(fixture);
 
   // A stub `cn` first on PATH: records its argv and working directory.
   const bin = join(root, "bin");
@@ -130,6 +135,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "terminal.integrated.shellIntegration.enabled": false,
         "window.restoreWindows": "none",
         "workbench.colorTheme": "Default Dark Modern",
+        ...options.settings,
       },
       undefined,
       2,
