@@ -93,6 +93,14 @@ class Signature:
             return 0.0
         return sum(min(w, theirs.get(t, 0.0)) for t, w in mine.items()) / total
 
+    def may_be_in(self, text: str) -> bool:
+        """A cheap test before computing `text`'s signature: at least half of this signature's
+        unmasked word weight appears in it (no close signature has less)."""
+        plain = [(word, weight) for word, weight in self.words if "<" not in word]
+        need = 0.5 * sum(weight for _, weight in plain)
+        lowered = text.lower()
+        return sum(weight for word, weight in plain if word in lowered) >= need
+
     def close_to(self, other: Signature) -> bool:
         return self.similarity(other) >= CLOSE
 
@@ -120,16 +128,20 @@ def _words(lines: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(found.items()))
 
 
+def _kept(lines: list[str]) -> list[str]:
+    masked = (mask(line) for line in lines)
+    return [m for m in masked if m.lower() not in _GENERIC and any(c.isalpha() for c in m)]
+
+
 def signature(output: str) -> Signature:
     """The signature of an error text: its lines that say what failed (the last lines when none
     does), masked, deduplicated, at most `MAX_LINES` (the first and the last ones)."""
-    masked: list[str] = []
-    for raw in _ANSI.sub("", output).splitlines():
-        line = mask(_PREFIX.sub("", raw.strip()))
-        if line and line.lower() not in _GENERIC and any(c.isalpha() for c in line):
-            masked.append(line)
-    picked = [line for line in masked if _ERROR_WORDS.search(line)] or masked[-3:]
-    unique = tuple(dict.fromkeys(picked))
+    lines = [_PREFIX.sub("", raw.strip()) for raw in _ANSI.sub("", output).splitlines()]
+    lines = [line for line in lines if any(c.isalpha() for c in line)]
+    errors = [line for line in lines if _ERROR_WORDS.search(line)]
+    if len(errors) > 4 * MAX_LINES:  # only its first and last lines are kept: mask no more
+        errors = errors[: 2 * MAX_LINES] + errors[-2 * MAX_LINES :]
+    unique = tuple(dict.fromkeys(_kept(errors) or _kept(lines[-6:])[-3:]))
     if len(unique) > MAX_LINES:
         unique = unique[: MAX_LINES // 2] + unique[-MAX_LINES // 2 :]
     key = hashlib.sha1("\n".join(unique).encode("utf-8")).hexdigest()[:16]

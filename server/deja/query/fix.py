@@ -158,16 +158,24 @@ def _chain(failure: _Row, later: list[_Row], error: Signature, workspace: str) -
     return done
 
 
-def _candidates(db: sqlite3.Connection, scope: Scope) -> list[tuple[sqlite3.Row, _Row]]:
+def _candidates(
+    db: sqlite3.Connection, scope: Scope, asked: Signature
+) -> list[tuple[sqlite3.Row, _Row]]:
+    """Failed calls in scope whose text holds one of the asked error's two weightiest words (a
+    close signature shares most of its weight): SQLite's `instr` keeps the rest out of Python."""
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
+    heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
+    text = "lower(coalesce(r.output, r.status, ''))"
+    words = " OR ".join(f"instr({text}, ?) > 0" for _ in heavy) or "1"
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
     rows = named(db).execute(
         "SELECT r.id, r.turn, r.time, r.role, r.tool, r.status, r.path, r.exit_code, r.args,"
         " r.output, r.session_id, s.title, s.workspace, s.project FROM records r"
         " JOIN sessions s ON s.id = r.session_id"
-        f" WHERE r.role IN ({roles}) AND {_FAILED} {where} ORDER BY r.session_id, r.turn, r.id",
-        params,
+        f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) {where}"
+        " ORDER BY r.session_id, r.turn, r.id",
+        [*(word for word, _ in heavy), *params],
     )
     return [(row, _row(row)) for row in rows]
 
@@ -218,8 +226,11 @@ def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int
     matched: list[PastFailure] = []
     seen: set[tuple[str, str]] = set()
     records: dict[str, list[_Row]] = {}
-    for row, failure in _candidates(db, scope):
-        found = signature(failure.output or failure.status or "")
+    for row, failure in _candidates(db, scope, asked):
+        text = failure.output or failure.status or ""
+        if not asked.may_be_in(text):
+            continue
+        found = signature(text)
         similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
         session_id = str(row["session_id"])
         if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
