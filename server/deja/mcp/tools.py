@@ -29,6 +29,8 @@ MAX_ANSWER_BYTES = 4096
 # A restore transcript is the one long answer (it replaces re-reading a whole session), but it
 # still must not flood the agent's context.
 MAX_RESTORE_BYTES = 24_000
+# The end of a long pasted output says what failed; the rest is not read.
+MAX_ERROR_CHARS = 64_000
 SNIPPET_CHARS = 300
 REQUEST_CHARS = 200
 DIFF_LINES = 10
@@ -272,7 +274,7 @@ class Recall:
 
     def fix(self, arguments: dict[str, Any]) -> str:
         """Every workspace: an error is seldom one project's own."""
-        error = _text(arguments, "error", required=True)
+        error = _text(arguments, "error", required=True)[-MAX_ERROR_CHARS:]
         history, notes = self._history()
         result = history.fix(error, Scope(), limit=8)
         return _fit(

@@ -113,11 +113,14 @@ def mask(line: str) -> str:
 
 
 def _weight(word: str) -> float:
-    if word[0] in "'\"`":
+    first, rest = word[0], word[1:]
+    if first in "'\"`":
         return 3.0
-    if "_" in word or "." in word.strip(".") or any(c.isupper() for c in word[1:]):
+    if first == "<":
+        return 0.5
+    if "_" in word or "." in word.strip(".") or rest != rest.lower():
         return 2.0
-    return 0.5 if word.startswith("<") else 1.0
+    return 1.0
 
 
 def _words(lines: tuple[str, ...]) -> tuple[tuple[str, float], ...]:

@@ -26,6 +26,9 @@ from .rows import named
 from .scope import Scope
 
 MAX_STEPS = 8
+# A common error can match hundreds of past failures: what became of them is followed for this
+# many of the closest, most recent ones (`total` counts them all).
+MAX_CHAINS = 40
 # An asked error all of whose words a past one has (a pasted last line of a long output) is
 # nearly the same error.
 CONTAINED = 0.9
@@ -127,11 +130,35 @@ def _step(record: _Row, workspace: str) -> FixStep:
     )  # fmt: skip
 
 
-def _shows(record: _Row, error: Signature) -> bool:
-    return bool(record.output) and signature(record.output or "").close_to(error)
+# Signatures already computed, by record and text: a long-running door (the sidecar asked after
+# every failed terminal command, MCP) computes each past failure's once. Bounded; no text kept.
+_KNOWN: dict[tuple[int, int, int], Signature] = {}
+MAX_KNOWN = 50_000
 
 
-def _chain(failure: _Row, later: list[_Row], error: Signature, workspace: str) -> PastFailure:
+class _Signatures:
+    """Each record's signature computed once (a failure is both a candidate and, for an earlier
+    one of its session, a later sight of the error)."""
+
+    def of(self, record: _Row) -> Signature:
+        text = record.output or record.status or ""
+        key = (record.id, len(text), hash(text))
+        found = _KNOWN.get(key)
+        if found is None:
+            if len(_KNOWN) >= MAX_KNOWN:
+                _KNOWN.clear()
+            found = _KNOWN[key] = signature(text)
+        return found
+
+    def shows(self, record: _Row, error: Signature) -> bool:
+        """Whether a failed record shows `error` again."""
+        text = record.output or ""
+        return bool(text) and error.may_be_in(text) and self.of(record).close_to(error)
+
+
+def _chain(
+    failure: _Row, later: list[_Row], error: Signature, workspace: str, signatures: _Signatures
+) -> PastFailure:
     """What happened to one failure in the rest of its session (the fields about the match are
     filled by the caller). The fix is what came after the error was last seen."""
     done = PastFailure(
@@ -141,7 +168,7 @@ def _chain(failure: _Row, later: list[_Row], error: Signature, workspace: str) -
     steps: list[tuple[int, FixStep]] = []
     last_seen = -1  # position in `later` of the last record still showing the error
     for position, record in enumerate(later):
-        showing = record.failed and _shows(record, error)
+        showing = record.failed and signatures.shows(record, error)
         if _same_call(failure, record) and not showing:
             done.fixed = done.confirmed = True
             done.passed_by = _step(record, workspace)
@@ -183,7 +210,8 @@ def _candidates(
 def _session_records(db: sqlite3.Connection, session_id: str) -> list[_Row]:
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
     rows = named(db).execute(
-        "SELECT id, turn, time, role, tool, status, path, exit_code, args, output FROM records"
+        "SELECT id, turn, time, role, tool, status, path, exit_code, args,"
+        f" CASE WHEN {_FAILED} THEN output END AS output FROM records r"
         f" WHERE session_id = ? AND role IN ({roles}) ORDER BY turn, id",
         (session_id,),
     )
@@ -223,28 +251,33 @@ def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int
     asked = signature(error_text)
     if not asked.lines:
         raise DejaError("give the text of an error (nothing in it says what failed)")
-    matched: list[PastFailure] = []
+    signatures = _Signatures()
+    matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
     seen: set[tuple[str, str]] = set()
-    records: dict[str, list[_Row]] = {}
     for row, failure in _candidates(db, scope, asked):
-        text = failure.output or failure.status or ""
-        if not asked.may_be_in(text):
+        if not asked.may_be_in(failure.output or failure.status or ""):
             continue
-        found = signature(text)
+        found = signatures.of(failure)
         similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
         session_id = str(row["session_id"])
         if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
             continue
         seen.add((session_id, found.key))
+        matches.append((similarity, row, failure, found))
+    matches.sort(key=lambda match: (-match[0], -match[2].time))
+    records: dict[str, list[_Row]] = {}
+    followed: list[PastFailure] = []
+    for similarity, row, failure, found in matches[:MAX_CHAINS]:
+        session_id = str(row["session_id"])
         if session_id not in records:
             records[session_id] = _session_records(db, session_id)
         later = [r for r in records[session_id] if (r.turn, r.id) > (failure.turn, failure.id)]
-        past = _chain(failure, later, found, str(row["workspace"]))
+        past = _chain(failure, later, found, str(row["workspace"]), signatures)
         past.session_id, past.title, past.project = session_id, row["title"], row["project"]
         past.similarity = similarity
-        matched.append(past)
-    _rank(matched, time.time())
-    return FixResult(asked.text, matched[:limit], len(matched))
+        followed.append(past)
+    _rank(followed, time.time())
+    return FixResult(asked.text, followed[:limit], len(matches))
 
 
 def asked_threshold(asked: Signature) -> float:
