@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from deja.query import History, Scope
-from deja.query.error_signature import mask, signature
+from deja.query.error_signature import LINE_CHARS, MAX_LINES, mask, signature
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
@@ -67,6 +67,20 @@ def test_distinct_errors_are_kept_apart() -> None:
 def test_output_without_an_error_word_keeps_its_last_lines() -> None:
     found = signature("building\nstep 1 of 3\nstep 2 of 3\nboom at stage 2\n")
     assert found.lines == ("step <n> of <n>", "boom at stage <n>")
+
+
+def test_hostile_error_text_gives_a_bounded_signature() -> None:
+    for text in (
+        "error " + "a" * 16_000,
+        "error " + "0x" * 8_000,
+        "fatal: " + "." * 16_000,
+        "\x00\x1b[31merror\x1b[0m \ud800 lone surrogate\r\n" * 500,
+        "\n".join(f"Error {n}: " + "x/" * 500 for n in range(5_000)),
+    ):
+        found = signature(text)
+        assert 0 < len(found.lines) <= MAX_LINES
+        assert all(len(line) <= LINE_CHARS for line in found.lines)
+    assert signature("\n\n   \n").lines == ()
 
 
 # The fix chain on built stores ----------------------------------------------------------------
@@ -227,6 +241,9 @@ def test_cli_fix_and_files(tmp_path: Path, store: Path) -> None:
     assert files["files"][0]["sessions"][0]["session_id"] == "s-fixed-000001"
     text = run_deja(env, "files", "--all", "numpy")
     assert "no session" in text.stdout.lower() or "none of them" in text.stdout
+    undecodable = run_deja(env, "fix", "--json", "No module named 'yaml_tools' \udcff")
+    assert undecodable.returncode == 0, undecodable.stderr
+    assert json_envelope(undecodable, "fix")["failures"]
     empty = run_deja(env, "fix", " ")
     assert empty.returncode == 1 and "error" in empty.stderr
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 MAX_LINES = 8
 LINE_CHARS = 240
+# A line is masked from its first this many characters (a minified bundle's line can be huge).
+RAW_CHARS = 1_000
 # Two signatures this similar (weighted Jaccard of their words) are the same error, reworded.
 CLOSE = 0.6
 
@@ -33,7 +35,8 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
     (re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I), "<hex>"),
     # a path's folders (the file's name says which file; where it lives differs per machine)
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.@+~-]*[/\\])+(?=[\w.@+-])"), "<path>/"),
+    # (starting only where a path can start: tried inside a long word, it would be quadratic)
+    (re.compile(r"(?<![\w.@+~:-])(?:[A-Za-z]:)?(?:[\w.@+~-]*[/\\])+(?=[\w.@+-])"), "<path>/"),
     (re.compile(r"\b(?:tmp|temp)[\w-]{3,}|\bpytest-\d+\b|\b[\w-]*\.tmp\b", re.I), "<tmp>"),
     (re.compile(r"\b(line|col(?:umn)?) \d+", re.I), r"\1 <n>"),
     (re.compile(r"(?<=[\w>)]):\d+(?::\d+)?\b"), ":<n>"),
@@ -107,6 +110,7 @@ class Signature:
 
 def mask(line: str) -> str:
     """One line with its run-specific noise replaced by `<time>`, `<hex>`, `<path>/`, `<n>`…"""
+    line = line[:RAW_CHARS]
     for pattern, replacement in _MASKS:
         line = pattern.sub(replacement, line)
     return " ".join(line.split())[:LINE_CHARS]
@@ -147,5 +151,5 @@ def signature(output: str) -> Signature:
     unique = tuple(dict.fromkeys(_kept(errors) or _kept(lines[-6:])[-3:]))
     if len(unique) > MAX_LINES:
         unique = unique[: MAX_LINES // 2] + unique[-MAX_LINES // 2 :]
-    key = hashlib.sha1("\n".join(unique).encode("utf-8")).hexdigest()[:16]
+    key = hashlib.sha1("\n".join(unique).encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return Signature(unique, key, _words(unique))

@@ -248,7 +248,8 @@ def _rank(failures: list[PastFailure], now: float) -> None:
 
 def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int = 10) -> FixResult:
     """Past failures whose signature is the same as or close to `error_text`'s, best first."""
-    asked = signature(error_text)
+    # Lone surrogates (bytes a terminal could not decode) would not survive the JSON answers.
+    asked = signature(error_text.encode("utf-8", "replace").decode("utf-8"))
     if not asked.lines:
         raise DejaError("give the text of an error (nothing in it says what failed)")
     signatures = _Signatures()
