@@ -4,19 +4,17 @@ output (lines or a JSON envelope) and the argument types. Light: `deja search` l
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import orjson
 
 from deja.errors import DejaError
 from deja.index import PassReport
-from deja.query import History
+from deja.query import History, QueryError
+from deja.query.since import parse_since
 from deja.wire import JSON_SCHEMA
 
 from . import render
@@ -37,17 +35,10 @@ class AddCommand(Protocol):
 
 def since(value: str) -> float:
     """`7d`, `12h`, `30m`, `2w` ago, or a date `2026-11-01`."""
-    match = re.fullmatch(r"(\d+)([mhdw])", value.strip())
-    if match:
-        unit = {"m": 60, "h": 3_600, "d": 86_400, "w": 604_800}[match.group(2)]
-        return time.time() - int(match.group(1)) * unit
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a duration (7d, 12h) or a date (2026-11-01)"
-        ) from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+        return parse_since(value)
+    except QueryError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
 
 
 def positive(value: str) -> int:

@@ -170,7 +170,11 @@ def parse_session(
     turns = _TurnReader(session, redact, _tool_outputs(history), warnings)
     for turn, item in enumerate(history):
         turns.read(turn, item)
-    session.title = _title(doc.get("title"), entry, turns.first_user, redact)
+    raw_title = doc.get("title")
+    if is_placeholder_title(raw_title) and entry is not None:
+        raw_title = entry.title
+    session.title_from_request = is_placeholder_title(raw_title)
+    session.title = _title(raw_title, turns.first_user, redact)
     return session, warnings
 
 
@@ -257,9 +261,7 @@ class _TurnReader:
             )
 
 
-def _title(raw_title: object, entry: ListEntry | None, first_user: str, redact: Redactor) -> str:
-    if is_placeholder_title(raw_title) and entry is not None:
-        raw_title = entry.title
+def _title(raw_title: object, first_user: str, redact: Redactor) -> str:
     if is_placeholder_title(raw_title):
         # Redact before cutting: a secret cut in half would no longer be recognised.
         opening = clean_text(first_user[:2_000])

@@ -94,3 +94,6 @@ class Session:
     compacted_on_disk: bool
     items: list[Item] = field(default_factory=list)
     records: list[Record] = field(default_factory=list)
+    # Continue's title is a placeholder: `title` is made from the file's first user request,
+    # and the index makes it from the first one it holds (compacted turns included).
+    title_from_request: bool = False

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 import orjson
 
 from deja.continue_store import Item, Record, Session
-from deja.continue_store.times import turn_time
+from deja.continue_store.parse import title_from_message
 
 from .tokens import identifier_parts
+from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100
 
@@ -32,21 +33,21 @@ def _hunks_json(record: Record) -> str | None:
     return orjson.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
 
 
-def _insert_records(db: sqlite3.Connection, session: Session, base: int) -> None:
+def _insert_records(
+    db: sqlite3.Connection, session: Session, base: int, times: dict[int, float]
+) -> None:
     # Ids are given here (the caller holds the write lock) so both tables take one batch each.
     first = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
     rows = []
     texts = []
     for offset, record in enumerate(session.records):
-        # Turns after a compaction continue the timeline of the turns the index kept.
-        time = turn_time(session.started, session.last_active, base + record.turn)
         rows.append(
             (
                 first + offset,
                 session.id,
                 base + record.turn,
                 record.role,
-                time,
+                times[base + record.turn],
                 record.tool,
                 record.status,
                 record.path,
@@ -102,17 +103,20 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
     compaction, or None when the file was rewritten with nothing new (only its stat is updated).
     The caller owns the transaction."""
     row = db.execute(
-        "SELECT base_turn, kept_items, title, workspace FROM sessions WHERE id = ?", (session.id,)
+        "SELECT base_turn, kept_items, title, workspace, last_active, size FROM sessions"
+        " WHERE id = ?",
+        (session.id,),
     ).fetchone()
     base, kept = (int(row[0]), int(row[1])) if row else (0, 0)
     newly_kept = 0
+    seen: Observed | None = None
     if row is not None:
         old = db.execute(
             "SELECT turn, fingerprint FROM items WHERE session_id = ? AND compacted = 0"
             " ORDER BY turn",
             (session.id,),
         ).fetchall()
-        if (row[2], row[3]) == (session.title, session.workspace) and [
+        if (row[2], row[3]) == (held_title(db, session), session.workspace) and [
             fingerprint for _, fingerprint in old
         ] == [item.fingerprint for item in session.items]:
             db.execute(
@@ -121,6 +125,8 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
                 (session.size, session.mtime_ns, session.last_active, session.id),
             )
             return None
+        turns = frozenset(int(turn) for turn, _ in old)
+        seen = observed(db, session.id, float(row[4]), turns, known=int(row[5]) != -1)
         if is_compaction(old, session.items):
             newly_kept = len(old)
             base = _keep_compacted(db, session.id, base)
@@ -134,7 +140,7 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
             for item in session.items
         ],
     )
-    _insert_records(db, session, base)
+    _insert_records(db, session, base, turn_times(session, base, seen))
     _upsert_session(db, session, kept, base)
     return newly_kept
 
@@ -155,6 +161,19 @@ def _keep_compacted(db: sqlite3.Connection, session_id: str, base: int) -> int:
     return int(last) + 1 if last is not None else base
 
 
+def held_title(db: sqlite3.Connection, session: Session) -> str:
+    """Continue's title, or when it is a placeholder the first user request the index holds,
+    compacted turns included: a compacted session keeps the title of its first request."""
+    if not session.title_from_request:
+        return session.title
+    row = db.execute(
+        "SELECT body FROM records_fts WHERE rowid = (SELECT id FROM records"
+        " WHERE session_id = ? AND role = 'user' ORDER BY turn, id LIMIT 1)",
+        (session.id,),
+    ).fetchone()
+    return (title_from_message(str(row[0])) if row else "") or session.title
+
+
 def _upsert_session(db: sqlite3.Connection, session: Session, kept: int, base: int) -> None:
     first_user, last_user = _user_texts(db, session.id)
     db.execute(
@@ -170,7 +189,7 @@ def _upsert_session(db: sqlite3.Connection, session: Session, kept: int, base: i
         " last_user=excluded.last_user",
         (
             session.id,
-            session.title,
+            held_title(db, session),
             session.workspace,
             session.project,
             session.started,

@@ -9,7 +9,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from deja.query import SEARCH_ROLES
+from deja.query import SEARCH_ROLES, QueryError
+from deja.query.since import parse_since
 
 from .errors import RequestError
 from .options import SCOPES
@@ -73,6 +74,16 @@ class Params:
 
     def role(self) -> str | None:
         return self.choice("role", SEARCH_ROLES)
+
+    def since(self) -> float | None:
+        """`7d`, `12h`, `30m`, `2w` ago, or a date: only records written since then."""
+        value = self.text("since")
+        if value is None or not value.strip():
+            return None
+        try:
+            return parse_since(value)
+        except QueryError as error:
+            raise RequestError(f"since: {error.message}") from None
 
     def file(self) -> str | None:
         """A file URI or a path (absolute, or relative: matched as a path suffix)."""

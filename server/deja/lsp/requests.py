@@ -40,6 +40,7 @@ def run_search(
         scope=choice.scope,
         role=params.role(),
         file=params.file(),
+        since=params.since(),
         limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
         offset=params.integer("offset", 0, high=1_000_000),
         count_all=False,  # the reply carries no total

@@ -18,7 +18,8 @@ from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
+from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
+from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
 from deja.wire import markdown_snippet
@@ -57,6 +58,7 @@ TOOLS = (
             "properties": {
                 "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
                 "scope": {"type": "string", "enum": ["workspace", "all"]},
+                "since": {"type": "string", "description": "30m, 12h, 7d, 2w or 2026-11-01"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 20},
             },
             "required": ["query"],
@@ -85,12 +87,12 @@ TOOLS = (
     ),
     ToolSpec(
         "deja_fix",
-        "Past failures like this error and what fixed each (edits, commands).",
+        "What fixed this error in past sessions.",
         {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
     ),
     ToolSpec(
         "deja_files",
-        "Files that past sessions on a topic edited or read, most worked-on first.",
+        "Files past sessions on a topic touched.",
         {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
     ),
 )
@@ -174,6 +176,16 @@ def _text(arguments: dict[str, Any], key: str, *, required: bool) -> str:
     return value.strip()
 
 
+def _since(arguments: dict[str, Any]) -> float | None:
+    value = _text(arguments, "since", required=False)
+    if not value:
+        return None
+    try:
+        return parse_since(value)
+    except QueryError as error:
+        raise ToolError(f"since: {error.message}") from None
+
+
 class Recall:
     """Answers the tools for one MCP client, whose working directory is the workspace scope.
 
@@ -243,12 +255,15 @@ class Recall:
         if scope not in ("workspace", "all"):
             raise ToolError('scope must be "workspace" or "all"')
         limit = _limit(arguments, 8)
+        since = _since(arguments)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
-        query = SearchQuery(text, scope=choice.scope, limit=limit, count_all=False)
+        query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
         result = history.search(query, scope_notes=choice.notes)
         notes += result.notes
         where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"
+        if since is not None:
+            where += f" since {arguments['since'].strip()}"
         hint = "" if choice.scope.is_all else '; scope "all" searches every workspace'
         return _fit(
             [hit_block(n, hit) for n, hit in enumerate(result.hits, 1)],
