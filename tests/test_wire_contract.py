@@ -18,13 +18,17 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from deja.lsp.params import plain
 from tests.lsp.conftest import (
     EDIT_SESSION,
+    FORK_SESSION,
+    FORK_STARTED,
     OTHER_SESSION,
     SERVER,
     World,
     first_pass,
+    fork_doc,
     make_world,
     until,
 )
+from tests.storebuilder import write_session
 
 FIXTURES = Path(__file__).parent.parent / "editor-extension" / "test" / "fixtures" / "protocol"
 UPDATE = os.environ.get("DEJA_UPDATE_FIXTURES") == "1"
@@ -32,6 +36,7 @@ UPDATE = os.environ.get("DEJA_UPDATE_FIXTURES") == "1"
 BASE = "/home/u"
 # A session file's modification time is its last activity: fixed, the edit session the newest.
 MTIMES = {EDIT_SESSION: 1_763_026_200.0, OTHER_SESSION: 1_762_939_800.0}  # 11-13, 11-12 2025
+FORK_MTIME = 1_763_112_600.0  # 11-14 2025
 # Numbers that follow from the length of this run's folder (file sizes, BM25 scores of paths).
 VARYING = {"size": 9834, "score": 4.21}
 # In rendered markdown: ages (they follow the clock) and sizes (the folder's length).
@@ -116,6 +121,7 @@ async def results(world: World) -> dict[str, Any]:
             "indexChanged": changes[0],
         }
         found.update(await store_statuses(world, client))
+        found.update(await fork_case(world, client))
     finally:
         await lsp.shutdown_session()
         await lsp.stop()
@@ -131,6 +137,15 @@ async def store_statuses(world: World, client: Recorder) -> dict[str, Any]:
     aside.rename(sessions)
     await until(lambda: len(statuses) > 1, what="deja/storeStatus applied again")
     return {"storeStatus-refused": statuses[0], "storeStatus-applied": statuses[1]}
+
+
+async def fork_case(world: World, client: Recorder) -> dict[str, Any]:
+    """A `cn --fork` of the edit session arrives: its session carries `forked_from`."""
+    changes = client.notifications["deja/indexChanged"]
+    path = write_session(world.store, fork_doc(world), date_created=FORK_STARTED)
+    os.utime(path, (FORK_MTIME, FORK_MTIME))
+    await until(lambda: any(FORK_SESSION in c["sessions"] for c in changes), what="the fork")
+    return {"session-fork": await client.request("deja/session", {"sessionId": FORK_SESSION})}
 
 
 async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from deja.query import (
     SessionSummary,
     SessionView,
     TurnRecord,
+    fork_line,
 )
 from deja.query.fork import ForkCommand
 from deja.text import cut
@@ -131,7 +132,11 @@ def session_header(summary: SessionSummary, now: float | None = None) -> list[st
         facts.append("compacted: earlier turns are kept here only")
     if summary.deleted:
         facts.append("deleted from Continue's store")
-    return [f"# {escape(summary.title or 'Untitled session')}", "", " · ".join(facts)]
+    header = [f"# {escape(summary.title or 'Untitled session')}", "", " · ".join(facts)]
+    forked = fork_line(summary)
+    if forked:
+        header += ["", f"{escape(forked)}: the turns before it are shown under that session"]
+    return header
 
 
 def record(item: TurnRecord) -> list[str]:

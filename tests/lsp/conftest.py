@@ -236,3 +236,24 @@ async def start(
 async def stop(client: Client) -> None:
     await client.lsp.shutdown_session()
     await client.lsp.stop()
+
+
+FORK_SESSION = "f0f0f0f0-3333-4aaa-8bbb-000000000003"
+FORK_TITLE = "Carry on with the config work"
+# cn --fork gives the fork a fresh start date (sessions.json's dateCreated): a day later.
+FORK_STARTED = "1750348800000"
+
+
+def fork_doc(world: World) -> dict[str, Any]:
+    """A `cn --fork` of the edit session: its history, then a turn of its own."""
+    doc = edit_session(world.project)
+    doc["sessionId"], doc["title"] = FORK_SESSION, FORK_TITLE
+    doc["history"] = [
+        *doc["history"],
+        user("now write the release notes"),
+        assistant(
+            "",
+            [call("Write", {"file_path": "NOTES.md", "content": "notes\n"}, call_id="f1")],
+        ),
+    ]
+    return doc

@@ -131,7 +131,19 @@ export function sessionDescription(session: SessionSummary, now?: number): strin
   if (session.deleted) {
     parts.push("deleted");
   }
+  if (session.forked_from) {
+    parts.push(`fork of ${session.forked_from.slice(0, 8)}`);
+  }
   return parts.join(" · ");
+}
+
+/** "forked from <title> (<id8>) at turn N", as the sidecar words it; "" for no fork. */
+export function forkLine(session: SessionSummary): string {
+  if (!session.forked_from) {
+    return "";
+  }
+  const title = oneLine(session.forked_from_title ?? "", 80) || "(untitled)";
+  return `forked from ${title} (${session.forked_from.slice(0, 8)}) at turn ${session.fork_turn ?? 0}`;
 }
 
 export function sessionTooltip(session: SessionSummary): string {
@@ -148,6 +160,10 @@ export function sessionTooltip(session: SessionSummary): string {
   }
   if (session.deleted) {
     lines.push("Its file was deleted: only Deja still has it.");
+  }
+  const fork = forkLine(session);
+  if (fork) {
+    lines.push(`${fork}: the turns before it are under that session.`);
   }
   return lines.join("\n");
 }

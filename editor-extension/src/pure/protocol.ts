@@ -52,6 +52,11 @@ export interface SessionSummary {
   kept_turns: number;
   deleted: boolean;
   current: boolean;
+  /** A fork (`cn --fork`): the parent's id and title, and the first turn that is its own.
+   * The turns before it are the parent's, shown under the parent. */
+  forked_from?: string | null;
+  forked_from_title?: string | null;
+  fork_turn?: number | null;
 }
 
 export interface SessionsResult {

@@ -5,6 +5,7 @@ import {
   diffSides,
   diffTitle,
   editItem,
+  forkLine,
   hitBadges,
   hitItem,
   hitLabel,
@@ -100,6 +101,18 @@ void test("sessions in the tree mark compaction", () => {
   };
   assert.equal(sessionDescription(session, NOW), "2 hours ago · compacted · 4 turns only in Deja");
   assert.equal(sessionDescription({ ...session, lost_context: false }, NOW), "2 hours ago");
+});
+
+void test("a fork says whose it is", () => {
+  const session: SessionSummary = {
+    id: "s2", title: "T", workspace: "/w", project: "w", started: "2026-11-12T12:00:00Z", last_active: "2026-11-13T10:00:00Z",
+    first_user: "a", last_user: "b", message_count: 3, size: 10, lost_context: false, kept_turns: 0, deleted: false, current: false,
+    forked_from: "5c0ffee0-1111-4aaa-8bbb-000000000001", forked_from_title: "Fix  the\nparser", fork_turn: 4,
+  };
+  assert.equal(forkLine(session), "forked from Fix the parser (5c0ffee0) at turn 4");
+  assert.equal(sessionDescription(session, NOW), "2 hours ago · fork of 5c0ffee0");
+  assert.equal(forkLine({ ...session, forked_from: null }), "");
+  assert.equal(forkLine({ ...session, forked_from: undefined, forked_from_title: undefined, fork_turn: undefined }), "");
 });
 
 void test("a turn is labelled by its request, else its first text", () => {

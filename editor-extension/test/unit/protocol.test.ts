@@ -41,6 +41,7 @@ import restoreListingFixture from "../fixtures/protocol/restore-listing.json";
 import restoreTranscriptFixture from "../fixtures/protocol/restore-transcript.json";
 import searchApproximateFixture from "../fixtures/protocol/search-approximate.json";
 import searchFixture from "../fixtures/protocol/search.json";
+import sessionForkFixture from "../fixtures/protocol/session-fork.json";
 import sessionFixture from "../fixtures/protocol/session.json";
 import sessionsFixture from "../fixtures/protocol/sessions.json";
 import storeAppliedFixture from "../fixtures/protocol/storeStatus-applied.json";
@@ -91,6 +92,20 @@ void test("deja/sessions results read as the tree's sessions", () => {
     ],
   );
   assert.ok(sessionTooltip(result.sessions[0]).includes(`id ${EDIT_SESSION}`));
+});
+
+void test("a fork's deja/session result names its parent and holds only its own turns", () => {
+  const result = typed<SessionResult>()(sessionForkFixture);
+  assert.equal(result.session.forked_from, EDIT_SESSION);
+  assert.deepEqual(
+    result.turns.map((turn) => turn.turn),
+    [5, 6],
+  );
+  assert.equal(sessionDescription(result.session, NOW).endsWith(" · fork of 5c0ffee0"), true);
+  assert.ok(
+    sessionTooltip(result.session).includes("forked from Make parse_config close its file (5c0ffee0) at turn 5"),
+  );
+  assert.ok(result.markdown.includes("forked from Make parse\\_config close its file (5c0ffee0) at turn 5"));
 });
 
 void test("a deja/session result reads as the tree's turns", () => {

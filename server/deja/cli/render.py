@@ -16,6 +16,7 @@ from deja.query import (
     SessionSummary,
     SessionView,
     TurnRecord,
+    fork_line,
 )
 from deja.units import ago, human_size
 from deja.wire import iso
@@ -117,6 +118,9 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
         f"{human_size(summary.size)}"
     )
     lines = [head, info]
+    forked = fork_line(summary)
+    if forked:
+        lines.append(f"    {forked}")
     if summary.first_user:
         lines.append(f"    first: {summary.first_user}")
     if summary.last_user and summary.last_user != summary.first_user:
@@ -179,6 +183,9 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
         style.bold(summary.title),
         style.dim(f"{summary.id} · {summary.workspace or '-'} · started {iso(summary.started)}"),
     ]
+    forked = fork_line(summary)
+    if forked:
+        lines.append(f"{forked}: the turns before it are shown under that session")
     current_turn = None
     for record in view.records:
         if record.turn != current_turn:

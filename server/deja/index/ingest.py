@@ -11,6 +11,7 @@ import orjson
 from deja.continue_store import Item, Record, Session
 from deja.continue_store.parse import title_from_message
 
+from .forks import unlink_forgotten
 from .tokens import identifier_parts
 from .turn_times import Observed, observed, turn_times
 
@@ -84,6 +85,7 @@ def forget_session(db: sqlite3.Connection, session_id: str) -> None:
     db.execute("DELETE FROM records WHERE session_id = ?", (session_id,))
     db.execute("DELETE FROM items WHERE session_id = ?", (session_id,))
     db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    unlink_forgotten(db, session_id)
 
 
 def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:
@@ -163,13 +165,15 @@ def _keep_compacted(db: sqlite3.Connection, session_id: str, base: int) -> int:
 
 def held_title(db: sqlite3.Connection, session: Session) -> str:
     """Continue's title, or when it is a placeholder the first user request the index holds,
-    compacted turns included: a compacted session keeps the title of its first request."""
+    compacted turns included: a compacted session keeps the title of its first request. A
+    fork's is its own first request (the ones before are its parent's: `forks.py`)."""
     if not session.title_from_request:
         return session.title
     row = db.execute(
         "SELECT body FROM records_fts WHERE rowid = (SELECT id FROM records"
-        " WHERE session_id = ? AND role = 'user' ORDER BY turn, id LIMIT 1)",
-        (session.id,),
+        " WHERE session_id = ? AND role = 'user' AND turn >= coalesce("
+        "  (SELECT fork_turn FROM forks WHERE session_id = ?), 0) ORDER BY turn, id LIMIT 1)",
+        (session.id, session.id),
     ).fetchone()
     return (title_from_message(str(row[0])) if row else "") or session.title
 

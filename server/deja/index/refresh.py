@@ -15,6 +15,7 @@ from deja.continue_store.store import SessionFile, read_session_list, scan_sessi
 from deja.continue_store.workspace import workspace_contains
 
 from .exclude import ExcludeList, load_exclude_list
+from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
 from .refusal import StoreRefusal, store_refusal
 from .tombstones import SWEPT, bury, forgotten
@@ -88,6 +89,10 @@ def run_pass(
             if progress:
                 progress(done, len(todo))
         _mark_gone(index, known, present, only, report)
+        if report.changed_ids or not forks_derived(index.db):
+            with index.transaction() as db:
+                moved = link_forks(db, report.changed_ids)
+            report.changed_ids.extend(sid for sid in moved if sid not in report.changed_ids)
         if report.changed or report.deleted or rebuild:
             # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
             with index.transaction() as db:

@@ -46,6 +46,20 @@ CREATE TABLE IF NOT EXISTS items (
     compacted INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (session_id, turn)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_fingerprint ON items(fingerprint);
+-- a fork's turns before fork_turn are a copy of its parent's from parent_turn (index/forks.py)
+CREATE TABLE IF NOT EXISTS forks (
+    session_id TEXT PRIMARY KEY,
+    parent_id TEXT NOT NULL,
+    fork_turn INTEGER NOT NULL,
+    parent_turn INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS forks_parent ON forks(parent_id);
+-- A fork as the queries show it: the view has no `id`, so a subquery over it inside a SELECT
+-- from `sessions` reads the outer row's id.
+CREATE VIEW IF NOT EXISTS fork_of AS
+    SELECT k.session_id AS fork_id, k.parent_id, k.fork_turn, p.title AS parent_title
+    FROM forks k JOIN sessions p ON p.id = k.parent_id;
 CREATE TABLE IF NOT EXISTS records (
     id INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,

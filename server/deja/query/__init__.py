@@ -14,7 +14,7 @@ from .search import (
     SearchQuery,
     SearchResult,
 )
-from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession
+from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
 from .stats import Stats
 
 __all__ = [
@@ -41,4 +41,5 @@ __all__ = [
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",
+    "fork_line",
 ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
+from deja.index.forks import own_records
 
 from .rows import named
 from .scope import known_workspaces
@@ -125,6 +126,7 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
         "  ORDER BY u.turn DESC LIMIT 1) AS request"
         " FROM records r JOIN sessions s ON s.id = r.session_id"
         f" WHERE r.role IN ({roles}) AND r.path IN ({','.join('?' * len(paths))})"
+        f" AND {own_records('r')}"  # a fork's copy of its parent's edits is the parent's
         " ORDER BY r.time DESC, r.id DESC LIMIT ?",
         [*paths, limit],
     ).fetchall()
@@ -165,7 +167,7 @@ def covering_line(events: list[FileEvent], line: int) -> list[FileEvent]:
 def most_edited_file(db: sqlite3.Connection) -> str:
     """The path edited most often in every session, or "" when nothing was edited."""
     row = db.execute(
-        "SELECT path FROM records WHERE role = 'edit' AND path IS NOT NULL"
-        " GROUP BY path ORDER BY count(*) DESC LIMIT 1"
+        "SELECT path FROM records r WHERE role = 'edit' AND path IS NOT NULL"
+        f" AND {own_records('r')} GROUP BY path ORDER BY count(*) DESC LIMIT 1"
     ).fetchone()
     return str(row[0]) if row else ""

@@ -16,7 +16,7 @@ from deja.continue_store.redact import redact
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut
 
-from .sessions import SessionView, TurnRecord
+from .sessions import SessionView, TurnRecord, fork_line
 
 MAX_BYTES = 4096
 ASK_CHARS = 600
@@ -154,6 +154,10 @@ def _sections(view: SessionView, limits: dict[str, int]) -> list[str]:
         f"Workspace: {workspace or 'none recorded'}",
         f"When: {_date(session.started)} to {_date(session.last_active)}",
     ]
+    forked = fork_line(session)
+    if forked:
+        # A fork's records are its own turns: say where the ones before them are.
+        lines.append(f"F{forked[1:]}; the turns before are in: deja show {session.forked_from}")
     summary = _last(records, "summary")
     if summary is not None:
         lines.append(f"Summary of earlier turns: {cut(summary.text, limits['summary'])}")

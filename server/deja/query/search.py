@@ -8,6 +8,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field, replace
 
+from deja.index.forks import own_records
 from deja.text import one_line
 
 from . import blame
@@ -93,7 +94,8 @@ class SearchResult:
 
 def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], list[object]]:
     """The WHERE clauses besides MATCH, shared by the page and its count."""
-    where: list[str] = []
+    # A fork's copy of its parent's turns is found once, under the parent.
+    where: list[str] = [own_records("r")]
     params: list[object] = []
     if query.role:
         where.append("r.role = ?")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from deja.errors import DejaError
+from deja.index.forks import own_records
 
 from .rows import named
 from .scope import Scope
@@ -36,17 +37,24 @@ class SessionSummary:
     kept_turns: int
     deleted: bool
     current: bool = False
+    # A fork (`cn --fork`): the parent, its title, and the first turn that is this session's own.
+    forked_from: str | None = None
+    forked_from_title: str | None = None
+    fork_turn: int | None = None
 
 
 # The columns `summary_from_row` reads (by name: a row may hold more).
 SUMMARY_COLUMNS = (
     "id, title, workspace, project, started, last_active, first_user, last_user,"
-    " message_count, size, compacted_on_disk, kept_items, deleted"
+    " message_count, size, compacted_on_disk, kept_items, deleted,"
+    " (SELECT json_array(parent_id, parent_title, fork_turn) FROM fork_of WHERE fork_id = id)"
+    " AS fork"
 )
 
 
 def summary_from_row(row: sqlite3.Row) -> SessionSummary:
     """A `SessionSummary` from a row of a `named` cursor that selected `SUMMARY_COLUMNS`."""
+    parent, parent_title, fork_turn = orjson.loads(row["fork"]) if row["fork"] else (None,) * 3
     return SessionSummary(
         id=str(row["id"]),
         title=str(row["title"]),
@@ -61,7 +69,18 @@ def summary_from_row(row: sqlite3.Row) -> SessionSummary:
         lost_context=bool(row["compacted_on_disk"]) or int(row["kept_items"]) > 0,
         kept_turns=int(row["kept_items"]),
         deleted=bool(row["deleted"]),
+        forked_from=parent,
+        forked_from_title=parent_title,
+        fork_turn=fork_turn,
     )
+
+
+def fork_line(summary: SessionSummary) -> str:
+    """ "forked from <title> (<id8>) at turn N", the words every door uses; "" for no fork."""
+    if summary.forked_from is None:
+        return ""
+    title = " ".join((summary.forked_from_title or "").split()) or "(untitled)"
+    return f"forked from {title} ({summary.forked_from[:8]}) at turn {summary.fork_turn}"
 
 
 # Newest first, everywhere sessions are ordered. Last activity is the file's mtime; files copied
@@ -177,9 +196,26 @@ class SessionView:
     records: list[TurnRecord] = field(default_factory=list)
 
 
+class InheritedTurn(DejaError):
+    """A fork's turn that is a copy of its parent's: shown under the parent."""
+
+
+def _inherited_turn(db: sqlite3.Connection, summary: SessionSummary, turn: int) -> InheritedTurn:
+    row = db.execute("SELECT parent_turn FROM forks WHERE session_id = ?", (summary.id,)).fetchone()
+    parent, there = str(summary.forked_from)[:8], int(row[0]) + turn if row else turn
+    return InheritedTurn(
+        f"turn {turn} of {summary.id[:8]} is a copy of turn {there} of {parent}, the session it"
+        f" was {fork_line(summary)}: deja show {parent} --turn {there}"
+    )
+
+
 def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
     view = SessionView(session_summary(db, session_id))
-    where, params = "r.session_id = ?", [session_id]
+    fork_turn = view.session.fork_turn
+    if turn is not None and fork_turn is not None and 0 <= turn < fork_turn:
+        raise _inherited_turn(db, view.session, turn)
+    # A fork's copy of its parent's turns is the parent's: shown there, not here.
+    where, params = f"r.session_id = ? AND {own_records('r')}", [session_id]
     if turn is not None:
         where += " AND r.turn = ?"
         params.append(turn)  # type: ignore[arg-type]

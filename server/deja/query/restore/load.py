@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deja.index.forks import own_records
+
 from ..rows import named
 from ..scope import Scope
 from ..sessions import NEWEST_FIRST, SUMMARY_COLUMNS, SessionSummary, summary_from_row
@@ -72,7 +74,7 @@ def load_entries(db: sqlite3.Connection, session_id: str, until: int | None) -> 
         " r.tool AS tool, r.status AS status, r.path AS path, r.exit_code AS exit_code,"
         " r.args AS args, r.compacted AS compacted"
         " FROM records r WHERE r.session_id = ? AND r.turn < ? AND r.role != 'reasoning'"
-        " ORDER BY r.turn, r.id",
+        f" AND {own_records('r')} ORDER BY r.turn, r.id",
         (session_id, _NO_CUT if until is None else until),
     )
     return [

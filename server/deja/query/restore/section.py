@@ -11,7 +11,7 @@ from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
 from deja.units import iso_time as iso
 
-from ..sessions import SessionSummary
+from ..sessions import SessionSummary, fork_line
 from .shaping import head_tail, indent, preview
 
 # The transcript's format: its first line, and part of every cached section's key.
@@ -202,6 +202,9 @@ def build_section(
         )
     if session.deleted:
         lines.append("## Continue's file for this session is gone; Deja kept what it had indexed")
+    forked = fork_line(session)
+    if forked:
+        lines.append(f"## {forked}: the turns before it are restored under that session")
     elements = _structure(kept, base_turn, session.kept_turns)
     if not elements:
         lines.append("")
