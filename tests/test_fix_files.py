@@ -256,3 +256,20 @@ def run_deja_stdin(env: dict[str, str], stdin: str, *args: str) -> Any:
         [sys.executable, "-m", "deja", *args], env=env, input=stdin, capture_output=True,
         text=True, timeout=60, cwd="/",
     )  # fmt: skip
+
+
+def test_a_forks_copy_of_a_failure_and_its_files_count_once(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    parent = fixed_session("aaaaaaaa-0000-4000-8000-0000000000f1", "/w/alpha", 1)
+    fork_id = "bbbbbbbb-0000-4000-8000-0000000000f2"
+    own = [user("and the docs"), assistant("Noted.")]
+    fork = session_doc(fork_id, [*parent["history"], *own], title="Fork", workspace="/w/alpha")
+    write_session(root, parent, date_created="1750262400000", mtime=1_760_000_000)
+    write_session(root, fork, date_created="1750266000000", mtime=1_760_000_600)
+    history = _history(tmp_path, root)
+    assert history.show(fork_id).session.forked_from == parent["sessionId"]
+    result = history.fix("ModuleNotFoundError: No module named 'yaml_tools'", Scope())
+    assert [f.session_id for f in result.failures] == [parent["sessionId"]]
+    (checker,) = [f for f in history.files("checker", Scope()).files if f.relative == "check.py"]
+    assert [s.session_id for s in checker.sessions] == [parent["sessionId"]]
+    history.close()

@@ -12,6 +12,7 @@ import orjson
 
 from deja.continue_store.tools import writes_whole_file
 from deja.continue_store.workspace import relative_to_workspace
+from deja.index.forks import own_records
 
 from .rows import named
 from .scope import Scope
@@ -72,7 +73,8 @@ def files_for_topic(
         "SELECT r.session_id, r.role, r.tool, r.path, r.time, s.title, s.workspace,"
         " s.last_active FROM records r JOIN sessions s ON s.id = r.session_id"
         " WHERE r.session_id IN (SELECT value FROM json_each(?)) AND r.path IS NOT NULL"
-        " AND r.role IN ('edit', 'read', 'attached') AND (r.role != 'edit' OR r.status = 'done')",
+        " AND r.role IN ('edit', 'read', 'attached') AND (r.role != 'edit' OR r.status = 'done')"
+        f" AND {own_records('r')}",  # a fork's copy of its parent's turns counts once
         (orjson.dumps(session_ids).decode(),),
     )
     files: dict[str, TouchedFile] = {}

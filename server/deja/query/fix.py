@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.index.forks import own_records
 
 from .error_signature import Signature, signature
 from .rows import named
@@ -189,7 +190,8 @@ def _candidates(
     db: sqlite3.Connection, scope: Scope, asked: Signature
 ) -> list[tuple[sqlite3.Row, _Row]]:
     """Failed calls in scope whose text holds one of the asked error's two weightiest words (a
-    close signature shares most of its weight): SQLite's `instr` keeps the rest out of Python."""
+    close signature shares most of its weight): SQLite's `instr` keeps the rest out of Python.
+    A fork's copy of its parent's turns is found once, under the parent."""
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
     heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
@@ -200,7 +202,7 @@ def _candidates(
         "SELECT r.id, r.turn, r.time, r.role, r.tool, r.status, r.path, r.exit_code, r.args,"
         " r.output, r.session_id, s.title, s.workspace, s.project FROM records r"
         " JOIN sessions s ON s.id = r.session_id"
-        f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) {where}"
+        f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) AND {own_records('r')} {where}"
         " ORDER BY r.session_id, r.turn, r.id",
         [*(word for word, _ in heavy), *params],
     )
