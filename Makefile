@@ -46,9 +46,12 @@ editor-test: $(STAMP)
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
 	$(PY) bench/fix_bench.py --size 4M
+	$(PY) bench/recall/run.py --quick
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
+	$(PY) bench/recall/run.py --candidates
+	$(PY) bench/recall/costs.py --size 1G
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -230,6 +230,8 @@ def search(
             facts.append("compacted")
         if hit.deleted:
             facts.append("deleted")
+        if hit.meaning_only:
+            facts.append("by meaning (no word matched)")
         lines += [
             "",
             f"## {escape(hit.title or 'Untitled session')}",

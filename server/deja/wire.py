@@ -58,6 +58,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "compacted": hit.compacted,
         "deleted": hit.deleted,
         "score": hit.score,
+        "meaning_only": hit.meaning_only,
     }
 
 

@@ -88,6 +88,9 @@ export function hitBadges(hit: SearchHit): string[] {
   if (hit.deleted) {
     badges.push("deleted");
   }
+  if (hit.meaning_only) {
+    badges.push("by meaning");
+  }
   return badges;
 }
 

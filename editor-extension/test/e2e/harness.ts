@@ -153,6 +153,9 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
     ...process.env,
     PATH: `${bin}:${node24}:${process.env.PATH ?? "/usr/bin:/bin"}`,
     DEJA_HOME: join(root, "deja-home"),
+    // The scenarios assert search by words ("No Continue session matches"); search by meaning is
+    // covered by tests/lsp/test_semantic_search.py and the badge by the unit tests.
+    DEJA_SEMANTIC: "0",
     HOME: home,
     SHELL: "/bin/sh",
     ENV: join(home, ".profile"),

@@ -38,6 +38,7 @@ function hit(extra: Partial<SearchHit> = {}): SearchHit {
     compacted: false,
     deleted: false,
     score: 4.2,
+    meaning_only: false,
     ...extra,
   };
 }
@@ -92,6 +93,7 @@ void test("badges: exit codes, failures, compacted, deleted", () => {
   assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 1, status: "errored" })), ["command", "turn 2", "exit 1 ✗", "errored"]);
   assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 0 })), ["command", "turn 2", "exit 0"]);
   assert.deepEqual(hitBadges(hit({ role: "user", status: null, compacted: true, deleted: true })), ["user", "turn 2", "compacted", "deleted"]);
+  assert.deepEqual(hitBadges(hit({ role: "assistant", status: null, meaning_only: true })), ["assistant", "turn 2", "by meaning"]);
 });
 
 void test("sessions in the tree mark compaction", () => {

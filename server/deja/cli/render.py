@@ -66,6 +66,8 @@ def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
         facts.append(style.cyan("compacted"))
     if hit.deleted:
         facts.append("deleted")
+    if hit.meaning_only:
+        facts.append(style.cyan("by meaning (no word matched)"))
     head = (
         f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
         f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "

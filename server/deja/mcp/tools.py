@@ -139,6 +139,8 @@ def hit_block(number: int, hit: Hit) -> list[str]:
         facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
+    if hit.meaning_only:
+        facts.append("by meaning: no word of the query in it")
     snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
