@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from deja.index import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
+    Claim,
     FileEvent,
     FilesResult,
     FixResult,
@@ -27,6 +27,7 @@ from deja.query import (
 from deja.units import iso_time
 
 if TYPE_CHECKING:
+    from deja.index import Tombstone
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
@@ -125,6 +126,18 @@ def event_json(event: FileEvent) -> dict[str, Any]:
         **_event_fields(event),
         "hunks": hunks_json(event.hunks),
         "ranges": [asdict(r) if r else None for r in event.ranges],
+    }
+
+
+def line_owner_json(event: FileEvent, claim: Claim) -> dict[str, Any]:
+    """Who wrote a line as it is now (`deja blame --line`'s `written_by`): the session and turn
+    of the edit that owns it, and whether the line was changed since."""
+    return {
+        "session_id": event.session_id,
+        "title": event.title,
+        "turn": event.turn,
+        "tool": event.tool,
+        "changed_since": claim.changed,
     }
 
 

@@ -131,6 +131,8 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "editor.autoClosingQuotes": "never",
         "editor.autoIndent": "none",
         "files.simpleDialog.enable": true,
+        // VS Code for the web saves after a delay by default; unsaved edits must stay unsaved.
+        "files.autoSave": "off",
         "terminal.integrated.enablePersistentSessions": false,
         "terminal.integrated.shellIntegration.enabled": false,
         "window.restoreWindows": "none",

@@ -232,6 +232,17 @@ def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
     return lines
 
 
+def line_owner_line(line: int, path: str, event: FileEvent | None, changed: bool) -> str:
+    """`deja blame --line`'s first line: who wrote the line as it is now."""
+    if event is None:
+        return f"line {line} of {path}: no recorded edit wrote it"
+    since = ", changed since" if changed else ""
+    return (
+        f"line {line}: written by {event.title or 'Untitled session'}"
+        f" ({short_id(event.session_id)}) #{event.turn}{since}"
+    )
+
+
 def write_lines(lines: list[str], stream: TextIO | None = None) -> None:
     out = stream or sys.stdout
     out.write("\n".join(lines) + ("\n" if lines else ""))

@@ -4,6 +4,7 @@ from .blame import FileEvent, LineRange
 from .files import FilesResult, TouchedFile
 from .fix import FixResult, FixStep, PastFailure
 from .history import History
+from .provenance import Claim, LineError, Provenance, check_line
 from .query_syntax import QueryError
 from .scope import Scope, ScopeChoice, WorkspaceError
 from .search import (
@@ -21,14 +22,17 @@ __all__ = [
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "SEARCH_ROLES",
+    "Claim",
     "FileEvent",
     "FilesResult",
     "FixResult",
     "FixStep",
     "History",
     "Hit",
+    "LineError",
     "LineRange",
     "PastFailure",
+    "Provenance",
     "QueryError",
     "Scope",
     "ScopeChoice",
@@ -41,5 +45,6 @@ __all__ = [
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",
+    "check_line",
     "fork_line",
 ]

@@ -9,19 +9,23 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deja.continue_store import resolve_root
-from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombstone, default_home
+from deja import settings
+from deja.index import Index, default_home
 
 from . import blame
 from . import sessions as session_queries
 from .files import FilesResult, files_for_topic
 from .fix import FixResult, find_fixes
 from .fork import ForkCommand, fork_command
+from .provenance import Provenance
+from .provenance_match import provenance as line_provenance
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
 from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
+    from deja.index import PassReport, Progress, Recovery, Tombstone
+
     from . import restore as restore_queries
 
 
@@ -29,7 +33,7 @@ class History:
     def __init__(
         self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
     ) -> None:
-        self.root = root or resolve_root()
+        self.root = root or settings.continue_root()
         self.home = home or default_home()
         self.index = Index(self.home, self.root, exclude_path)
         self.db = self.index.db
@@ -54,6 +58,10 @@ class History:
         return self.index.refresh(
             rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
         )
+
+    def store_unchanged(self) -> bool:
+        """True when the last pass saw the store as it is now (a pass would do nothing)."""
+        return self.index.store_unchanged()
 
     # Scope ----------------------------------------------------------------------------------
 
@@ -156,20 +164,18 @@ class History:
         self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None
     ) -> list[blame.FileEvent]:
         """Events for `path` (a file:// URI, absolute, relative to `cwd`, relative to a workspace
-        or the end of a path: `blame.resolve_file`), ranges placed in `document`."""
+        or the end of a path: `blame.resolve_file`), ranges placed in `document` (where each
+        hunk's lines stand by `provenance`)."""
         paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
         events = blame.file_history(self.db, paths, limit=limit)
         if document is not None:
-            blame.place_in_document(events, document)
+            self.provenance(events, document).place()
         return events
 
-    def edits_at_line(
-        self, events: list[blame.FileEvent], document: str, line: int
-    ) -> list[blame.FileEvent]:
-        """Of `file_history`'s events, the edits whose written text, where it stands in
-        `document`, covers the zero-based `line`."""
-        blame.place_in_document(events, document)
-        return blame.covering_line(events, line)
+    def provenance(self, events: list[blame.FileEvent], document: str) -> Provenance:
+        """Which of `file_history`'s events wrote each line of `document`, and which lines
+        were changed since (`provenance.py`). Pure: no query."""
+        return line_provenance(events, document)
 
     def fix(self, error: str, scope: Scope, limit: int = 10) -> FixResult:
         """Past failures with the same or a close error signature as `error` (`deja fix`), each
@@ -228,6 +234,8 @@ class History:
     @contextlib.contextmanager
     def _nothing_indexed(self) -> Iterator[None]:
         """The index's `NotIndexed` as the query layer's user error."""
+        from deja.index.tombstones import NotIndexed
+
         try:
             yield
         except NotIndexed as error:
