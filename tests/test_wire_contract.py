@@ -115,6 +115,10 @@ async def results(world: World) -> dict[str, Any]:
             "forkCommand": await client.request("deja/forkCommand", {"sessionId": EDIT_SESSION}),
             "restore-listing": await client.request("deja/restore", {"scope": "all"}),
             "restore-transcript": await client.request("deja/restore", {"sessionId": EDIT_SESSION}),
+            "fix": await client.request(
+                "deja/fix", {"error": "ModuleNotFoundError: No module named 'yaml'"}
+            ),
+            "files": await client.request("deja/files", {"topic": "parse_config", "scope": "all"}),
             "indexChanged": changes[0],
         }
         found.update(await store_statuses(world, client))

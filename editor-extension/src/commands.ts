@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import type { SessionActions } from "./actions";
 import type { ContinueSetup } from "./continueSetup";
 import { showDiagnostics } from "./diagnostics";
+import type { FixThis } from "./fixThis";
 import type { PastEdits } from "./pastEdits";
 import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
@@ -24,6 +25,7 @@ export interface Features {
   search: SearchHistory;
   restore: RestoreContext;
   continueSetup: ContinueSetup;
+  fixThis: FixThis;
 }
 
 /** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
@@ -53,6 +55,7 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     connectContinue: () => f.continueSetup.connect(),
     disconnectContinue: () => f.continueSetup.disconnect(),
     showDiagnostics: () => showDiagnostics(f.server),
+    whatFixedThis: (argument?: unknown) => f.fixThis.run(argument),
   };
 }
 

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
 import { registerCommands } from "./commands";
 import { ContinueSetup } from "./continueSetup";
+import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
@@ -34,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const search = new SearchHistory(server, sessions);
   const restore = new RestoreContext(server);
   const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
+  const fixThis = new FixThis(server);
 
   context.subscriptions.push(
     output,
@@ -43,9 +45,10 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     search,
     restore,
+    fixThis,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");

@@ -48,6 +48,11 @@ export function codeLensEnabled(resource: vscode.Uri): boolean {
   return config(resource).get<boolean>("codeLens.enabled", true);
 }
 
+/** `deja.terminal.fixHints`: offer past fixes for failed terminal commands in the status bar. */
+export function terminalFixHints(): boolean {
+  return config().get<boolean>("terminal.fixHints", true);
+}
+
 /** Settings that change how the server starts or what it is told: a change restarts it. */
 export function affectsServer(event: vscode.ConfigurationChangeEvent): boolean {
   return ["deja.server", "deja.scope", "deja.continueRoot"].some((section) => event.affectsConfiguration(section));

@@ -15,6 +15,9 @@ from deja.query import (
     HIGHLIGHT_START,
     Claim,
     FileEvent,
+    FilesResult,
+    FixResult,
+    FixStep,
     Hit,
     SessionSummary,
     SessionView,
@@ -180,6 +183,83 @@ def stats_json(stats: Stats) -> dict[str, Any]:
     data = asdict(stats)
     data["last_pass"] = iso(stats.last_pass)
     return data
+
+
+# What fixed this before (`deja fix`, `deja/fix`) and the files a topic touched (`deja files`).
+
+
+def fix_step_json(step: FixStep) -> dict[str, Any]:
+    return {
+        "turn": step.turn,
+        "time": iso(step.time),
+        "role": step.role,
+        "tool": step.tool,
+        "what": step.what,
+        "status": step.status,
+        "exit_code": step.exit_code,
+    }
+
+
+def fix_json(result: FixResult) -> dict[str, Any]:
+    """Past failures best first; `fixed` false says plainly that a failure was never fixed, and
+    `confirmed` that a later run of the same command passed."""
+    return {
+        "error": result.error,
+        "total": result.total,
+        "notes": result.notes,
+        "failures": [
+            {
+                "session_id": f.session_id,
+                "title": f.title,
+                "workspace": f.workspace,
+                "project": f.project,
+                "turn": f.turn,
+                "time": iso(f.time),
+                "call": f.call,
+                "exit_code": f.exit_code,
+                "status": f.status,
+                "error": f.error,
+                "similarity": round(f.similarity, 3),
+                "attempts": f.attempts,
+                "fixed": f.fixed,
+                "confirmed": f.confirmed,
+                "steps": [fix_step_json(step) for step in f.steps],
+                "passed_by": fix_step_json(f.passed_by) if f.passed_by else None,
+                "same_fix": f.same_fix,
+            }
+            for f in result.failures
+        ],
+    }
+
+
+def files_json(result: FilesResult) -> dict[str, Any]:
+    return {
+        "topic": result.topic,
+        "sessions": result.sessions,
+        "total": result.total,
+        "files": [
+            {
+                "path": f.path,
+                "relative": f.relative,
+                "workspace": f.workspace,
+                "edits": f.edits,
+                "writes": f.writes,
+                "reads": f.reads,
+                "weight": f.weight,
+                "last": iso(f.last),
+                "sessions": [
+                    {
+                        "session_id": s.session_id,
+                        "title": s.title,
+                        "last_active": iso(s.last_active),
+                        "events": s.events,
+                    }
+                    for s in f.sessions
+                ],
+            }
+            for f in result.files
+        ],
+    }
 
 
 # Restore: both doors list and restore the same sessions; each sends the facts it documents.

@@ -80,6 +80,10 @@ export interface LaunchOptions {
   path?: string;
   /** Names the kept logs (`code-server-<name>.log`, `deja-output-<name>.log`). */
   name?: string;
+  /** User settings added to (or replacing) the defaults below. */
+  settings?: Record<string, unknown>;
+  /** Called with the fixture before code-server starts (more sessions, more files). */
+  prepare?: (fixture: Fixture) => void;
 }
 
 export async function launch(options: LaunchOptions = {}): Promise<Editor> {
@@ -102,6 +106,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
     renameSync(fixture.store, join(home, ".continue"));
     fixture = { ...fixture, store: join(home, ".continue") };
   }
+  options.prepare?.(fixture);
 
   // A stub `cn` first on PATH: records its argv and working directory.
   const bin = join(root, "bin");
@@ -146,6 +151,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "terminal.integrated.shellIntegration.enabled": false,
         "window.restoreWindows": "none",
         "workbench.colorTheme": "Default Dark Modern",
+        ...options.settings,
       },
       undefined,
       2,

@@ -16,8 +16,9 @@ from typing import Any
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, QueryError, SearchQuery, UnknownSession
+from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
@@ -30,6 +31,8 @@ MAX_ANSWER_BYTES = 4096
 # A restore transcript is the one long answer (it replaces re-reading a whole session), but it
 # still must not flood the agent's context.
 MAX_RESTORE_BYTES = 24_000
+# The end of a long pasted output says what failed; the rest is not read.
+MAX_ERROR_CHARS = 64_000
 SNIPPET_CHARS = 300
 REQUEST_CHARS = 200
 DIFF_LINES = 10
@@ -82,6 +85,16 @@ TOOLS = (
             "type": "object",
             "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
         },
+    ),
+    ToolSpec(
+        "deja_fix",
+        "What fixed this error in past sessions.",
+        {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
+    ),
+    ToolSpec(
+        "deja_files",
+        "Files past sessions on a topic touched.",
+        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
     ),
 )
 
@@ -231,6 +244,8 @@ class Recall:
             "deja_search": self.search,
             "deja_file_history": self.file_history,
             "deja_restore": self.restore,
+            "deja_fix": self.fix,
+            "deja_files": self.files,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -299,6 +314,30 @@ class Recall:
             notes,
             nothing_found(f"no past Continue session edited or wrote {path}{seen}."),
             "({n} more edits not shown: lower the limit)",
+        )
+
+    def fix(self, arguments: dict[str, Any]) -> str:
+        """Every workspace: an error is seldom one project's own."""
+        error = _text(arguments, "error", required=True)[-MAX_ERROR_CHARS:]
+        history, notes = self._history()
+        result = history.fix(error, Scope(), limit=8)
+        return _fit(
+            fix_blocks(result),
+            notes,
+            nothing_found(fix_nothing(result, "any workspace")),
+            "({n} more past failures not shown)",
+        )
+
+    def files(self, arguments: dict[str, Any]) -> str:
+        topic = _text(arguments, "topic", required=True)
+        history, notes = self._history()
+        choice = history.scope_for(cwd=self.cwd)
+        result = history.files(topic, choice.scope, limit=15)
+        return _fit(
+            files_blocks(result),
+            [*notes, *choice.notes],
+            nothing_found(files_nothing(result, choice.scope.label)),
+            "({n} more files not shown)",
         )
 
     def restore(self, arguments: dict[str, Any]) -> str:

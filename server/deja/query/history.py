@@ -14,6 +14,8 @@ from deja.index import Index, default_home
 
 from . import blame
 from . import sessions as session_queries
+from .files import FilesResult, files_for_topic
+from .fix import FixResult, find_fixes
 from .fork import ForkCommand, fork_command
 from .provenance import Provenance
 from .provenance_match import provenance as line_provenance
@@ -174,6 +176,15 @@ class History:
         """Which of `file_history`'s events wrote each line of `document`, and which lines
         were changed since (`provenance.py`). Pure: no query."""
         return line_provenance(events, document)
+
+    def fix(self, error: str, scope: Scope, limit: int = 10) -> FixResult:
+        """Past failures with the same or a close error signature as `error` (`deja fix`), each
+        with what made it go away in its session or `fixed=False`, best first."""
+        return find_fixes(self.db, error, scope, limit)
+
+    def files(self, topic: str, scope: Scope, limit: int = 20) -> FilesResult:
+        """The files the sessions matching `topic` edited, wrote or read (`deja files`)."""
+        return files_for_topic(self.db, topic, scope, limit)
 
     def most_edited_file(self) -> str:
         return blame.most_edited_file(self.db)

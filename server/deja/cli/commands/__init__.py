@@ -14,6 +14,8 @@ NAMES: tuple[str, ...] = (
     "sessions",
     "show",
     "blame",
+    "fix",
+    "files",
     "stats",
     "forget",
     "restore",
