@@ -8,8 +8,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
-import orjson
-
+from deja import jsonlib
 from deja.continue_store.tools import writes_whole_file
 from deja.continue_store.workspace import relative_to_workspace
 from deja.index.forks import own_records
@@ -75,7 +74,7 @@ def files_for_topic(
         " WHERE r.session_id IN (SELECT value FROM json_each(?)) AND r.path IS NOT NULL"
         " AND r.role IN ('edit', 'read', 'attached') AND (r.role != 'edit' OR r.status = 'done')"
         f" AND {own_records('r')}",  # a fork's copy of its parent's turns counts once
-        (orjson.dumps(session_ids).decode(),),
+        (jsonlib.dumps(session_ids).decode(),),
     )
     files: dict[str, TouchedFile] = {}
     counts: Counter[tuple[str, str]] = Counter()

@@ -9,9 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import orjson
-
-from deja import settings
+from deja import jsonlib, settings
 from deja.errors import DejaError
 
 CONFIG_NAME = "team.json"
@@ -65,10 +63,10 @@ def _first_line(error: BaseException) -> str:
 def load_config(path: Path | None = None) -> TeamConfig:
     path = path or config_path()
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonlib.loads(path.read_bytes())
     except FileNotFoundError:
         raise TeamError("no team connection; run `deja team connect DSN` first") from None
-    except (OSError, orjson.JSONDecodeError) as error:
+    except (OSError, jsonlib.JSONDecodeError) as error:
         raise TeamError(f"cannot read {path}: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("dsn"), str):
         raise TeamError(f"{path} is not a team connection; run `deja team connect DSN` again")
@@ -84,7 +82,7 @@ def save_config(config: TeamConfig, path: Path | None = None) -> Path:
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".team-", suffix=".json")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+            out.write(jsonlib.dumps(data, indent=True) + b"\n")
         os.chmod(temporary, 0o600)
         os.replace(temporary, path)
     except BaseException:
