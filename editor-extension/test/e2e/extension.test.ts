@@ -17,7 +17,7 @@ import {
   writeLateSession,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
 
@@ -67,6 +67,10 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     assert.match(rowText, /shop/, "the row names the project");
     assert.match(rowText, /command/, "the row carries the role badge");
     assert.match(rowText, /zanzibar/, "the row shows the snippet");
+    // The badges lead the description, and the short label leaves room for all of it.
+    const description = row.locator(".label-description").first();
+    assert.match((await description.textContent()) ?? "", new RegExp(`^command · turn ${TOOL_TURN} · shop · `));
+    assert.ok(await description.evaluate((element) => element.scrollWidth <= element.clientWidth), "the badges are not cut");
     await screenshot(page, "01-search-quickpick");
     // Another workspace's session is found only once the button (Alt+S) switches to all workspaces.
     await input.fill("braintree_invoice");
@@ -244,8 +248,25 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await ask("last");
     await page.locator(".tabs-container .tab.active", { hasText: "Restored context (last)" }).waitFor({ state: "visible", timeout: 15_000 });
     await activeEditor(page).locator(".view-line", { hasText: "# deja-restore-format: 1" }).first().waitFor({ state: "visible", timeout: 10_000 });
+    // The document is the transcript as `deja restore` prints it: no fence, first line first.
+    const firstLine = await activeEditor(page).evaluate((element) => {
+      const lines = Array.from(element.querySelectorAll<HTMLElement>(".view-lines .view-line"));
+      lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return (lines[0]?.textContent ?? "").replace(/\u00a0/g, " ");
+    });
+    assert.equal(firstLine, "# deja-restore-format: 1");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+C");
+    const selected = await until("Select All + Copy to fill the clipboard", async () => {
+      const text = await readClipboard(page);
+      return text.startsWith("# deja-restore-format: 1") ? text : undefined;
+    }, 10_000);
+    await page.evaluate(() => navigator.clipboard.writeText(""));
     await page.locator('.editor-group-container.active .editor-actions [aria-label^="Copy Restored Context"]').first().click();
     await copied("the restored context").waitFor({ state: "visible", timeout: 10_000 });
+    const byButton = await readClipboard(page);
+    assert.ok(!byButton.includes("```"), "no fence in what Copy copies");
+    assert.equal(byButton, selected, "Copy gives the bytes the document shows");
     await screenshot(page, "05b-restore-context");
     // A selection the server cannot read: one error with its text.
     await ask("99");

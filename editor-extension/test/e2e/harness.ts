@@ -232,6 +232,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
       executablePath: chromiumPath,
       headless: true,
       viewport: { width: 1400, height: 900 },
+      permissions: ["clipboard-read", "clipboard-write"], // so scenarios can check what Copy copied
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
     });
     const page = context.pages()[0] ?? (await context.newPage());
@@ -295,6 +296,11 @@ export async function openFile(page: Page, name: string): Promise<void> {
       return undefined;
     }
   }, 30_000, 300);
+}
+
+/** What the clipboard holds (code-server writes the browser's clipboard). */
+export async function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
 }
 
 export function quickInput(page: Page): Locator {
