@@ -13,6 +13,7 @@ import { makeFixture, type Fixture } from "./fixture";
 export const EXTENSION_DIR = resolve(__dirname, "..", "..", "..");
 export const REPO = resolve(EXTENSION_DIR, "..");
 export const RESULTS = join(REPO, "test-results", "vscode-e2e");
+export const MEDIA = join(EXTENSION_DIR, "media");
 
 function required(name: string): string {
   const value = process.env[name];
@@ -245,8 +246,13 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   }
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** A screenshot in test-results; with `media`, also the one the extension's README shows. */
+export async function screenshot(page: Page, name: string, options: { media?: boolean } = {}): Promise<void> {
   await page.screenshot({ path: join(RESULTS, `${name}.png`) });
+  if (options.media === true) {
+    mkdirSync(MEDIA, { recursive: true });
+    copyFileSync(join(RESULTS, `${name}.png`), join(MEDIA, `${name}.png`));
+  }
 }
 
 /** Runs a command from the palette. Commands reach the palette a few seconds after the workbench
