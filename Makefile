@@ -45,9 +45,12 @@ editor-test: $(STAMP)
 # The bench on a tiny store, so it cannot rot; `make bench` gives the figures in bench/RESULTS.md.
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
+	$(PY) bench/recall/run.py --quick
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
+	$(PY) bench/recall/run.py --candidates
+	$(PY) bench/recall/costs.py --size 1G
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -6,8 +6,9 @@
 Measures, on a generated store (bench/make_store.py, deterministic): parse-only time (orjson
 over every file: the floor), cold index, peak memory, a no-change pass, re-indexing one
 rewritten ~1 MB session, search in process, `deja search` end to end, index size; the sidecar's
-hover and `deja/search` round trips; ripgrep over the store (no index) and deja-vu (the
-best-known peer) on the same store.
+hover and `deja/search` round trips; per-line provenance of a 5,000-line file with 50 edits
+(`bench/provenance_bench.py`); ripgrep over the store (no index) and deja-vu (the best-known
+peer) on the same store.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
 
-from bench import baselines  # noqa: E402
+from bench import baselines, provenance_bench  # noqa: E402
 from bench.make_store import make_store, parse_size  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 
@@ -284,6 +285,7 @@ def main() -> int:
             )
         )
         history.close()
+        rows += provenance_bench.rows(quick=args.quick)
 
         rg = shutil.which("rg")
         if rg:

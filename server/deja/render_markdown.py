@@ -22,7 +22,7 @@ from deja.query import (
     fork_line,
 )
 from deja.query.fork import ForkCommand
-from deja.text import cut
+from deja.text import cut, one_line
 from deja.units import ago, human_size
 from deja.units import iso_time as iso
 
@@ -101,6 +101,15 @@ def _status(status: str | None, role: str) -> str:
 # Short forms ------------------------------------------------------------------------------------
 
 
+def repeats_title(request: str, title: str) -> bool:
+    """The request says no more than the title (a title made from it, maybe cut with `…`)."""
+    asked, named = one_line(request).casefold(), one_line(title).casefold()
+    if not named:
+        return False
+    stem = named.removesuffix("…").removesuffix("...").rstrip()
+    return asked == named or (stem != named and bool(stem) and asked.startswith(stem))
+
+
 def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = None) -> str:
     """One past edit, as a hover shows it: session, when, the request behind it, the diff."""
     hunks = event.hunks if hunk is None else event.hunks[hunk : hunk + 1]
@@ -109,7 +118,7 @@ def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = 
         f"turn {event.turn}{_status(event.status, event.role)}"
         + (" · compacted (only Deja still has it)" if event.compacted else ""),
     ]
-    if event.request:
+    if event.request and not repeats_title(event.request, event.title):
         parts.append(f"> {escape(cut(event.request, QUOTE_CHARS))}")
     if hunks:
         parts.append(diff(hunks, DIFF_LINES))
@@ -230,6 +239,8 @@ def search(
             facts.append("compacted")
         if hit.deleted:
             facts.append("deleted")
+        if hit.meaning_only:
+            facts.append("by meaning (no word matched)")
         lines += [
             "",
             f"## {escape(hit.title or 'Untitled session')}",

@@ -105,3 +105,14 @@ def deja_home(env: Env | None = None) -> Path:
 def exclude_file(env: Env | None = None) -> Path:
     """The privacy switch's list: `$XDG_CONFIG_HOME/deja/exclude`, else `~/.config/deja/exclude`."""
     return _xdg(env, "XDG_CONFIG_HOME", ".config") / "deja" / "exclude"
+
+
+def semantic_search(env: Env | None = None) -> bool:
+    """False with `DEJA_SEMANTIC=0`: no vectors made, search by words only, even with the
+    semantic extra installed."""
+    raw = _value(env, "DEJA_SEMANTIC")
+    if raw in ("", "1"):
+        return True
+    if raw == "0":
+        return False
+    raise SettingError(f"DEJA_SEMANTIC must be 0 (words only) or 1 / unset (auto), not {raw!r}")

@@ -14,6 +14,7 @@ from deja.index import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
+    Claim,
     FileEvent,
     Hit,
     SessionSummary,
@@ -55,6 +56,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "compacted": hit.compacted,
         "deleted": hit.deleted,
         "score": hit.score,
+        "meaning_only": hit.meaning_only,
     }
 
 
@@ -121,6 +123,18 @@ def event_json(event: FileEvent) -> dict[str, Any]:
         **_event_fields(event),
         "hunks": hunks_json(event.hunks),
         "ranges": [asdict(r) if r else None for r in event.ranges],
+    }
+
+
+def line_owner_json(event: FileEvent, claim: Claim) -> dict[str, Any]:
+    """Who wrote a line as it is now (`deja blame --line`'s `written_by`): the session and turn
+    of the edit that owns it, and whether the line was changed since."""
+    return {
+        "session_id": event.session_id,
+        "title": event.title,
+        "turn": event.turn,
+        "tool": event.tool,
+        "changed_since": claim.changed,
     }
 
 

@@ -3,6 +3,7 @@ lenses, hovers, scopes and fork commands, over real indexes built from small sto
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -21,7 +22,7 @@ from pygls.workspace import PositionCodec
 from deja import render_markdown
 from deja.continue_store.watch import MOST_TICKS, RETRIES, StoreWatcher
 from deja.live_index import PassCancelled, PassProgress, ProgressReport
-from deja.lsp.documents import FileView, FileViews, build_view, client_range, contains
+from deja.lsp.documents import FileView, FileViews, build_view, client_range
 from deja.lsp.errors import RequestError
 from deja.lsp.hover import hover_markdown
 from deja.lsp.lens import lenses
@@ -238,8 +239,6 @@ def test_client_range_counts_utf16_units() -> None:
     found = LineRange(start_line=0, start_char=8, end_line=1, end_char=1)
     span = client_range(lines, found, UTF16)
     assert span == types.Range(types.Position(0, 9), types.Position(1, 1))
-    assert contains(span, types.Position(0, 9)) and contains(span, types.Position(1, 1))
-    assert not contains(span, types.Position(0, 8)) and not contains(span, types.Position(1, 2))
 
 
 def test_file_view_places_edits_in_the_current_text(indexed: tuple[World, History]) -> None:
@@ -260,20 +259,21 @@ def test_file_view_places_edits_in_the_current_text(indexed: tuple[World, Histor
 
 def test_file_views_are_kept_per_version_and_index_generation() -> None:
     views = FileViews()
-    built: list[int] = []
+    built: list[FileView | None] = []
 
-    def build() -> FileView:
-        built.append(1)
+    def build(previous: FileView | None) -> FileView:
+        built.append(previous)
         return FileView("file:///a", "/a")
 
     first = views.get("file:///a", 1, build)
     assert views.get("file:///a", 1, build) is first
-    views.get("file:///a", 2, build)
+    second = views.get("file:///a", 2, build)
     views.index_changed()
     views.get("file:///a", 2, build)
     views.get("file:///b", None, build)  # not open: never kept
     views.get("file:///b", None, build)
-    assert len(built) == 5
+    # A new version builds on the last one; after an index change, from scratch.
+    assert built == [None, first, None, None, None] and second is not first
 
 
 def test_file_history_result_has_lsp_ranges_and_filters_by_position(
@@ -423,6 +423,35 @@ def test_hover_markdown_has_the_edit_and_command_links(indexed: tuple[World, His
         "Fork it here": ("deja.forkSession", [EDIT_SESSION]),
         "File history": ("deja.showFileHistory", [uri]),
     }
+
+
+def test_hover_does_not_repeat_a_request_that_is_the_title(indexed: tuple[World, History]) -> None:
+    world, history = indexed
+    uri = world.config_py.as_uri()
+    view = build_view(history, uri, str(world.config_py), CONFIG_PY, UTF16)
+    (found,) = view.covering(types.Position(5, 0))
+    asked = found.event.request
+    for title, quoted in [
+        (asked, False),
+        ("  Parse_config leaks a file handle,\nfix it ", False),  # the same words, reflowed
+        (asked[:20] + "…", False),  # a title cut from the request
+        ("Make parse_config close its file", True),
+        (asked[:20] + " and more…", True),
+    ]:
+        event = dataclasses.replace(found.event, title=title)
+        markdown = hover_markdown([dataclasses.replace(found, event=event)], uri)
+        assert ("> parse\\_config leaks" in markdown) is quoted, title
+
+
+def test_hover_says_a_line_was_changed_since(indexed: tuple[World, History]) -> None:
+    world, history = indexed
+    uri = world.config_py.as_uri()
+    typed = CONFIG_PY.replace("json.load(handle)", "json.load(handle) or {}")
+    view = build_view(history, uri, str(world.config_py), typed, UTF16)
+    (found,) = view.covering(types.Position(5, 0))
+    assert found.changed and not view.covering(types.Position(4, 0))[0].changed
+    markdown = hover_markdown([found], uri)
+    assert "This line was written by Make parse\\_config close its file, changed since." in markdown
 
 
 def test_lenses_count_sessions_and_name_each_written_range(indexed: tuple[World, History]) -> None:

@@ -84,6 +84,9 @@ export function hitBadges(hit: SearchHit): string[] {
   if (hit.deleted) {
     badges.push("deleted");
   }
+  if (hit.meaning_only) {
+    badges.push("by meaning");
+  }
   badges.push(hit.role, `turn ${hit.turn}`);
   return badges;
 }

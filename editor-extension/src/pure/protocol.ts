@@ -27,6 +27,8 @@ export interface SearchHit {
   compacted: boolean;
   deleted: boolean;
   score: number;
+  /** Found by meaning only (the semantic extra): no word of the query is in it. */
+  meaning_only: boolean;
 }
 
 export interface SearchResult {

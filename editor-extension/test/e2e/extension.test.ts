@@ -4,8 +4,11 @@
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
+  ASKED_INVENTORY,
+  INVENTORY_PY,
   SESSION_ROUND,
   TITLE_DISCOUNT,
   TITLE_ELSEWHERE,
@@ -15,6 +18,7 @@ import {
   TOOL_WORD,
   WRITTEN_DISCOUNT,
   writeLateSession,
+  WRITTEN_INVENTORY,
   WRITTEN_ROUND,
 } from "./fixture";
 import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
@@ -28,6 +32,30 @@ async function sessionsCounted(page: Editor["page"]): Promise<void> {
     async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined),
     60_000,
   );
+}
+
+/** Hovers the mouse over `word` on the line holding `lineText` until Deja's hover naming
+ * `title` shows; returns it. */
+async function hoverOn(page: Editor["page"], lineText: string, word: string, title: string): Promise<ReturnType<Editor["page"]["locator"]>> {
+  const line = activeEditor(page).locator(".view-line", { hasText: lineText }).first();
+  await line.waitFor({ state: "visible" });
+  const hover = page.locator(".monaco-hover:visible", { hasText: title });
+  await until("the Deja hover", async () => {
+    const box = await line.locator("span span", { hasText: word }).first().boundingBox();
+    if (box === null) {
+      return undefined;
+    }
+    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+    try {
+      await hover.first().waitFor({ state: "visible", timeout: 3000 });
+      return true;
+    } catch {
+      await page.mouse.move(5, 5);
+      return undefined;
+    }
+  }, 30_000);
+  return hover;
 }
 
 /** A test that leaves `<slug>-FAILED.png` behind when it fails. */
@@ -121,24 +149,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     const { page } = editor;
     await reset(page);
     await openFile(page, "pricing.py");
-    const line = activeEditor(page).locator(".view-line", { hasText: WRITTEN_ROUND }).first();
-    await line.waitFor({ state: "visible" });
-    const hover = page.locator(".monaco-hover:visible", { hasText: TITLE_ROUND });
-    await until("the Deja hover", async () => {
-      const box = await line.locator("span span", { hasText: "round" }).first().boundingBox();
-      if (box === null) {
-        return undefined;
-      }
-      await page.mouse.move(box.x + 2, box.y + box.height / 2);
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
-      try {
-        await hover.first().waitFor({ state: "visible", timeout: 3000 });
-        return true;
-      } catch {
-        await page.mouse.move(5, 5);
-        return undefined;
-      }
-    }, 30_000);
+    const hover = await hoverOn(page, WRITTEN_ROUND, "round", TITLE_ROUND);
     const text = (await hover.first().innerText()).replace(/\u00a0/g, " ");
     assert.match(text, new RegExp(TITLE_ROUND), "the hover names the session");
     assert.match(text, /return total/, "the diff shows the replaced text");
@@ -157,15 +168,16 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await reset(page);
     await openFile(page, "pricing.py");
     await runCommand(page, "Deja: Show Past Edits to This File");
-    // The quick pick lists every edit (3); the peek the places whose written text still stands (2).
+    // The quick pick lists every edit (3); the peek the places whose written lines still stand (3:
+    // the first discount edit's `def` and `if` lines are still its own).
     const pick = quickInput(page);
-    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 2 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
+    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 3 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
     assert.equal(await pick.locator(".quick-input-list .monaco-list-row").count(), 3);
     const peek = page.locator(".peekview-widget").first();
     await peek.waitFor({ state: "visible", timeout: 15_000 });
     const references = peek.locator(".ref-tree .monaco-list-row");
-    await until("two peek locations", async () => ((await references.count()) === 2 ? true : undefined), 10_000);
-    assert.match((await peek.locator(".peekview-title").innerText()).replace(/\u00a0/g, " "), /\(2\)/, "the peek's title counts 2 locations");
+    await until("three peek locations", async () => ((await references.count()) === 3 ? true : undefined), 10_000);
+    assert.match((await peek.locator(".peekview-title").innerText()).replace(/\u00a0/g, " "), /\(3\)/, "the peek's title counts 3 locations");
     const peekText = (await peek.locator(".ref-tree").innerText()).replace(/\u00a0/g, " ");
     assert.match(peekText, /return round\(total, 2\)/);
     assert.match(peekText, /return amount \* 0\.9/);
@@ -180,8 +192,15 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
     );
     await screenshot(page, "03-diff-of-an-edit");
-    // The code lens at the top of the file runs the same command.
+    // The code lens at the top of the file runs the same command (scrolled to the very top: the
+    // lenses above the edited lines may have scrolled it a little).
     await openFile(page, "pricing.py");
+    await page.keyboard.press("Control+Home");
+    const area = await activeEditor(page).locator(".view-lines").boundingBox();
+    if (area !== null) {
+      await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
+      await page.mouse.wheel(0, -2000);
+    }
     await activeEditor(page).locator(".contentWidgets .codelens-decoration a", { hasText: "2 Continue sessions touched this file" }).first().click();
     await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py" }).waitFor({ state: "visible", timeout: 15_000 });
     await reset(page);
@@ -294,6 +313,32 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await sleep(500);
     assert.equal(await toast.count(), 1, "one error message");
     await reset(page);
+  });
+
+  scenario("8. A file a past Write created, edited in the editor and not saved, still hovers with the Write's session", "08", async () => {
+    const { page } = editor;
+    await reset(page);
+    await openFile(page, "inventory.py");
+    const lines = activeEditor(page).locator(".view-line");
+    // Unsaved changes above and below the untouched line: a new first line, a changed last one.
+    await lines.filter({ hasText: "Stock levels for the shop" }).first().click();
+    await page.keyboard.press("Home");
+    await page.keyboard.type("# a note typed in the editor\n");
+    await lines.filter({ hasText: "> 0" }).first().click();
+    await page.keyboard.press("End");
+    await page.keyboard.type("  # and one changed by hand");
+    await lines.filter({ hasText: "# and one changed by hand" }).first().waitFor({ state: "visible" });
+    const hover = await hoverOn(page, WRITTEN_INVENTORY, "count", TITLE_DISCOUNT);
+    const text = (await hover.first().innerText()).replace(/\u00a0/g, " ");
+    assert.match(text, new RegExp(TITLE_DISCOUNT), "the hover names the Write's session");
+    assert.match(text, new RegExp(ASKED_INVENTORY), "and the request behind it");
+    assert.match(text, /Open session/);
+    await sleep(400); // the hover fades in
+    await screenshot(page, "08-hover-on-unsaved-edits");
+    assert.equal(readFileSync(join(editor.fixture.workspace, "src", "inventory.py"), "utf8"), INVENTORY_PY, "the edits were never saved");
+    await reset(page);
+    await runCommand(page, "File: Revert File");
+    await lines.filter({ hasText: "# a note typed in the editor" }).first().waitFor({ state: "detached", timeout: 10_000 });
   });
 });
 

@@ -35,6 +35,24 @@ def apply_discount(amount, code):
     return amount
 `;
 
+/** What SESSION_DISCOUNT's Write created: src/inventory.py, every line of it. */
+export const INVENTORY_PY = `"""Stock levels for the shop."""
+
+STOCK = {}
+
+
+def restock(item, count):
+    STOCK[item] = STOCK.get(item, 0) + count
+    return STOCK[item]
+
+
+def in_stock(item):
+    return STOCK.get(item, 0) > 0
+`;
+/** A line of INVENTORY_PY the e2e leaves untouched while it edits the file around it. */
+export const WRITTEN_INVENTORY = "STOCK[item] = STOCK.get(item, 0) + count";
+export const ASKED_INVENTORY = "track stock levels in a new inventory module";
+
 type Json = Record<string, unknown>;
 let callCounter = 0;
 
@@ -99,6 +117,8 @@ export function makeFixture(root: string, now: number = Date.now()): Fixture {
   mkdirSync(join(workspace, "tests"), { recursive: true });
   const pricing = join(workspace, "src", "pricing.py");
   writeFileSync(pricing, PRICING_PY);
+  const inventory = join(workspace, "src", "inventory.py");
+  writeFileSync(inventory, INVENTORY_PY);
   writeFileSync(join(workspace, "tests", "test_pricing.py"), "from src.pricing import price_with_tax\n\n\ndef test_rounds():\n    assert price_with_tax(1) == 1.2\n");
   writeFileSync(join(workspace, "README.md"), "# shop\n");
 
@@ -137,6 +157,9 @@ export function makeFixture(root: string, now: number = Date.now()): Fixture {
         user("make it 10% off, not 15%"),
         edit(pricing, "        return amount * 0.85\n", "        return amount * 0.9\n"),
         assistant("WELCOME10 now takes 10% off."),
+        user(ASKED_INVENTORY),
+        tool("Write", { file_path: inventory, content: INVENTORY_PY }, `Successfully wrote ${inventory}`),
+        assistant("src/inventory.py tracks stock per item."),
       ],
     },
     {

@@ -127,6 +127,8 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "editor.autoClosingQuotes": "never",
         "editor.autoIndent": "none",
         "files.simpleDialog.enable": true,
+        // VS Code for the web saves after a delay by default; unsaved edits must stay unsaved.
+        "files.autoSave": "off",
         "terminal.integrated.enablePersistentSessions": false,
         "terminal.integrated.shellIntegration.enabled": false,
         "window.restoreWindows": "none",
@@ -148,6 +150,9 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
     ...process.env,
     PATH: `${bin}:${node24}:${process.env.PATH ?? "/usr/bin:/bin"}`,
     DEJA_HOME: join(root, "deja-home"),
+    // The scenarios assert search by words ("No Continue session matches"); search by meaning is
+    // covered by tests/lsp/test_semantic_search.py and the badge by the unit tests.
+    DEJA_SEMANTIC: "0",
     HOME: home,
     SHELL: "/bin/sh",
     ENV: join(home, ".profile"),

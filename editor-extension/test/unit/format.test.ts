@@ -37,6 +37,7 @@ function hit(extra: Partial<SearchHit> = {}): SearchHit {
     compacted: false,
     deleted: false,
     score: 4.2,
+    meaning_only: false,
     ...extra,
   };
 }
@@ -93,6 +94,7 @@ void test("badges: exit codes, failures, compacted, deleted come before role and
   assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 1, status: "errored" })), ["exit 1 ✗", "errored", "command", "turn 2"]);
   assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 0 })), ["exit 0", "command", "turn 2"]);
   assert.deepEqual(hitBadges(hit({ role: "user", status: null, compacted: true, deleted: true })), ["compacted", "deleted", "user", "turn 2"]);
+  assert.deepEqual(hitBadges(hit({ role: "assistant", status: null, meaning_only: true })), ["by meaning", "assistant", "turn 2"]);
 });
 
 void test("sessions in the tree mark compaction", () => {

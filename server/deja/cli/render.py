@@ -66,6 +66,8 @@ def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
         facts.append(style.cyan("compacted"))
     if hit.deleted:
         facts.append("deleted")
+    if hit.meaning_only:
+        facts.append(style.cyan("by meaning (no word matched)"))
     head = (
         f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
         f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "
@@ -228,6 +230,17 @@ def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
         for line in written.splitlines()[:6]:
             lines.append("    " + style.green(f"+ {line}"))
     return lines
+
+
+def line_owner_line(line: int, path: str, event: FileEvent | None, changed: bool) -> str:
+    """`deja blame --line`'s first line: who wrote the line as it is now."""
+    if event is None:
+        return f"line {line} of {path}: no recorded edit wrote it"
+    since = ", changed since" if changed else ""
+    return (
+        f"line {line}: written by {event.title or 'Untitled session'}"
+        f" ({short_id(event.session_id)}) #{event.turn}{since}"
+    )
 
 
 def write_lines(lines: list[str], stream: TextIO | None = None) -> None:

@@ -13,6 +13,7 @@ from deja import settings
 from deja.continue_store import Diagnostic, SessionRead, SessionRef, read_session
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
+from deja.semantic import passes as vectors
 
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
@@ -69,6 +70,7 @@ def run_pass(
             report.seconds = time.perf_counter() - started
             return report
         _judge_unreadable_under(index, cap)
+        embed = vectors.prepare(index.db, index.transaction)
         dead_ids, dead_workspaces = forgotten(index.db)
         exclude = _apply_exclude_list(index, report)
         changed, present = _changed_files(index, files, known, dead_ids, only, rebuild, report)
@@ -85,7 +87,7 @@ def run_pass(
             ]
         for done, ref in enumerate(todo, 1):
             read = read_session(ref, redact_secrets=redact, max_bytes=cap)
-            _refresh_one(index, ref, read, dead_workspaces, exclude, report)
+            _refresh_one(index, ref, read, dead_workspaces, exclude, report, embed=embed)
             if progress:
                 progress(done, len(todo))
         _mark_gone(index, known, present, only, report)
@@ -193,6 +195,8 @@ def _refresh_one(
     dead_workspaces: list[str],
     exclude: ExcludeList,
     report: PassReport,
+    *,
+    embed: bool,
 ) -> None:
     report.read += 1
     if read.session is None:
@@ -228,6 +232,8 @@ def _refresh_one(
     with index.transaction() as db:
         db.execute("DELETE FROM unreadable WHERE id = ?", (session.id,))
         kept = ingest_session(db, session)
+        if kept is not None:
+            vectors.after_ingest(db, session.id, embed)
         if time.time_ns() - session.mtime_ns < RACY_WINDOW_NS:
             # Written just now: a second write in the same mtime tick with the same size
             # would look unchanged, so the next pass reads it again.

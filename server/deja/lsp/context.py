@@ -136,7 +136,7 @@ class DejaServer(LanguageServer):
         return self.views.get(
             uri,
             document.version,
-            lambda: build_view(history, uri, path, document.source, codec),
+            lambda previous: build_view(history, uri, path, document.source, codec, previous),
         )
 
     def shutdown(self) -> None:

@@ -1,5 +1,7 @@
-"""`textDocument/hover` on text a past Continue edit wrote: the session, when, the request behind
-it, the diff, and command links. Answered from the index and the open document only."""
+"""`textDocument/hover` on a line a past Continue edit wrote (its provenance in the current text,
+unsaved changes included): the session, when, the request behind it unless the title says it,
+whether the line was changed since, the diff, and command links. Answered from the index and the
+open document only."""
 
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> s
     newest = found[0]
     event = newest.event
     parts = [render_markdown.edit_summary(event, newest.hunk, now)]
+    if newest.changed:
+        title = render_markdown.escape(event.title or "Untitled session")
+        parts.append(f"This line was written by {title}, changed since.")
     others = list({id(p.event): p.event for p in found[1:] if p.event is not event}.values())
     if others:
         named = [

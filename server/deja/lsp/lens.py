@@ -1,5 +1,6 @@
-"""`textDocument/codeLens`: how many Continue sessions touched the file (at its top), and each
-range a past edit wrote that still stands. Answered from the index and the open document only."""
+"""`textDocument/codeLens`: how many Continue sessions touched the file (at its top), and the
+first line of each run of lines one past edit wrote (their provenance). Answered from the index
+and the open document only."""
 
 from __future__ import annotations
 
@@ -35,13 +36,7 @@ def lenses(view: FileView, now: float | None = None) -> list[types.CodeLens]:
             ),
         )
     ]
-    lines: set[int] = set()
-    for placed in view.placed:  # newest first: the newest edit of a line names it
-        line = placed.range.start.line
-        if line in lines:
-            continue
-        lines.add(line)
-        event = placed.event
+    for line, event in view.runs():  # each run of lines one edit wrote, named once
         title = f"edited by Continue · {event.title or 'Untitled session'}"
         command = types.Command(
             title=title, command=SHOW_SESSION, arguments=[event.session_id, event.turn]

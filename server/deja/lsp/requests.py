@@ -12,7 +12,7 @@ from deja.query import History, Hit, ScopeChoice, SearchQuery, SessionView
 from deja.wire import hit_json, placed_event_json, session_json, turns_json
 
 from .context import DejaServer
-from .documents import FileView, contains
+from .documents import FileView
 from .errors import RequestError, guarded
 from .params import Params
 
@@ -98,12 +98,14 @@ def range_json(span: types.Range) -> dict[str, Any]:
 
 
 def file_history_result(view: FileView, position: types.Position | None) -> dict[str, Any]:
-    """Each event with its hunks' `range` in the current text and the first of them as the
-    event's `range` (null when none of its written text is there any more)."""
+    """Each event with its hunks' `range` in the current text (from the first to the last line
+    its written text claims) and the first of them as the event's `range` (null when none of
+    its written text is there any more); with `position`, only the edits that wrote that line."""
     events: list[dict[str, Any]] = []
+    wrote = None if position is None else {id(p.event) for p in view.covering(position)}
     for event in view.events:
         spans = {placed.hunk: placed.range for placed in view.placed if placed.event is event}
-        if position is not None and not any(contains(s, position) for s in spans.values()):
+        if wrote is not None and id(event) not in wrote:
             continue
         events.append(placed_event_json(event, {h: range_json(s) for h, s in spans.items()}))
     return {"uri": view.uri, "path": view.path, "events": events}

@@ -23,6 +23,7 @@ from deja.recall import frame, nothing_found
 from deja.text import cut
 from deja.wire import markdown_snippet
 
+from .standing import standing
 from .topic import topic_first
 
 MAX_ANSWER_BYTES = 4096
@@ -126,12 +127,15 @@ def hit_block(number: int, hit: Hit) -> list[str]:
         facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
     if hit.compacted:
         facts.append("compacted: only Deja has it")
+    if hit.meaning_only:
+        facts.append("by meaning: no word of the query in it")
     snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
 
-def event_block(number: int, event: FileEvent) -> list[str]:
-    """When and in which session, the request behind the edit, and the lines it changed."""
+def event_block(number: int, event: FileEvent, now: str | None = None) -> list[str]:
+    """When and in which session, the request behind the edit, where its lines stand `now`,
+    and the lines it changed."""
     status = f" ({event.status})" if event.status not in (None, "done") else ""
     kept = " · compacted: only Deja has it" if event.compacted else ""
     lines = [
@@ -140,6 +144,8 @@ def event_block(number: int, event: FileEvent) -> list[str]:
     ]
     if event.request:
         lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")
+    if now:
+        lines.append(f"    {now}")
     changed: list[str] = []
     for replaced, written in event.hunks:
         changed += [f"    - {line}" for line in (replaced or "").splitlines()]
@@ -265,8 +271,9 @@ class Recall:
         edits = [event for event in events if event.role == "edit"][:limit]
         reads = sum(1 for event in events if event.role != "edit")
         seen = f" (it was read or attached {reads} times)" if reads else ""
+        now = standing(history, events)
         return _fit(
-            [event_block(n, event) for n, event in enumerate(edits, 1)],
+            [event_block(n, event, now.get(id(event))) for n, event in enumerate(edits, 1)],
             notes,
             nothing_found(f"no past Continue session edited or wrote {path}{seen}."),
             "({n} more edits not shown: lower the limit)",

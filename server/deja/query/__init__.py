@@ -2,6 +2,7 @@
 
 from .blame import FileEvent, LineRange
 from .history import History
+from .provenance import Claim, LineError, Provenance, check_line
 from .query_syntax import QueryError
 from .scope import Scope, ScopeChoice, WorkspaceError
 from .search import (
@@ -19,10 +20,13 @@ __all__ = [
     "HIGHLIGHT_END",
     "HIGHLIGHT_START",
     "SEARCH_ROLES",
+    "Claim",
     "FileEvent",
     "History",
     "Hit",
+    "LineError",
     "LineRange",
+    "Provenance",
     "QueryError",
     "Scope",
     "ScopeChoice",
@@ -34,5 +38,6 @@ __all__ = [
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",
+    "check_line",
     "fork_line",
 ]

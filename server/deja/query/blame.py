@@ -1,4 +1,5 @@
-"""A file's past: every recorded edit, write and read of it, and where written text still stands."""
+"""A file's past: every recorded edit, write and read of it (where its written text stands now is
+`provenance.py`'s)."""
 
 from __future__ import annotations
 
@@ -43,26 +44,6 @@ class FileEvent:
     request: str
     hunks: list[tuple[str | None, str]] = field(default_factory=list)
     ranges: list[LineRange | None] = field(default_factory=list)
-
-
-def locate(written: str, document: str) -> LineRange | None:
-    """Where `written` stands in the document now (its first occurrence); None when gone."""
-    needle = written.strip("\n")
-    if not needle.strip():
-        return None
-    offset = document.find(needle)
-    if offset < 0:
-        needle = needle.rstrip()
-        offset = document.find(needle) if needle else -1
-        if offset < 0:
-            return None
-    before = document[:offset]
-    start_line = before.count("\n")
-    start_char = offset - (before.rfind("\n") + 1)
-    end_line = start_line + needle.count("\n")
-    last_newline = needle.rfind("\n")
-    end_char = len(needle) - (last_newline + 1) if last_newline >= 0 else start_char + len(needle)
-    return LineRange(start_line, start_char, end_line, end_char)
 
 
 def _matching_paths(
@@ -146,21 +127,6 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
             hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
         )
         for row in rows
-    ]
-
-
-def place_in_document(events: list[FileEvent], document: str) -> None:
-    """Fill each edit's `ranges`: where its written text stands in the document now."""
-    for event in events:
-        event.ranges = [locate(written, document) for _, written in event.hunks]
-
-
-def covering_line(events: list[FileEvent], line: int) -> list[FileEvent]:
-    """Edits whose written text, where it still stands, covers the zero-based `line`."""
-    return [
-        event
-        for event in events
-        if any(r is not None and r.start_line <= line <= r.end_line for r in event.ranges)
     ]
 
 

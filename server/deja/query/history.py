@@ -15,6 +15,8 @@ from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombst
 from . import blame
 from . import sessions as session_queries
 from .fork import ForkCommand, fork_command
+from .provenance import Provenance
+from .provenance_match import provenance as line_provenance
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
 from .stats import Stats, index_stats
@@ -154,20 +156,18 @@ class History:
         self, path: str, *, cwd: str | None = None, limit: int = 200, document: str | None = None
     ) -> list[blame.FileEvent]:
         """Events for `path` (a file:// URI, absolute, relative to `cwd`, relative to a workspace
-        or the end of a path: `blame.resolve_file`), ranges placed in `document`."""
+        or the end of a path: `blame.resolve_file`), ranges placed in `document` (where each
+        hunk's lines stand by `provenance`)."""
         paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
         events = blame.file_history(self.db, paths, limit=limit)
         if document is not None:
-            blame.place_in_document(events, document)
+            self.provenance(events, document).place()
         return events
 
-    def edits_at_line(
-        self, events: list[blame.FileEvent], document: str, line: int
-    ) -> list[blame.FileEvent]:
-        """Of `file_history`'s events, the edits whose written text, where it stands in
-        `document`, covers the zero-based `line`."""
-        blame.place_in_document(events, document)
-        return blame.covering_line(events, line)
+    def provenance(self, events: list[blame.FileEvent], document: str) -> Provenance:
+        """Which of `file_history`'s events wrote each line of `document`, and which lines
+        were changed since (`provenance.py`). Pure: no query."""
+        return line_provenance(events, document)
 
     def most_edited_file(self) -> str:
         return blame.most_edited_file(self.db)

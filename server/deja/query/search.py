@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from deja.index.forks import own_records
 from deja.text import one_line
 
-from . import blame
+from . import blame, meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
 from .rows import named
 from .scope import Scope
@@ -79,6 +79,8 @@ class Hit:
     deleted: bool
     score: float
     record_id: int
+    # Found by meaning only (the semantic extra): no word of the query is in it.
+    meaning_only: bool = False
 
 
 @dataclass(slots=True)
@@ -212,8 +214,22 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
         paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
         if not paths:
             return SearchResult([])
+    if meaning.wanted(db, parsed):
+        words = lambda q, typos: _by_words(db, q, parsed, paths, typos=typos)  # noqa: E731
+        return meaning.fused(db, query, parsed, paths, words, _filters)
+    return _by_words(db, query, parsed, paths)
+
+
+def _by_words(
+    db: sqlite3.Connection,
+    query: SearchQuery,
+    parsed: ParsedQuery,
+    paths: list[str] | None,
+    *,
+    typos: bool = True,
+) -> SearchResult:
     hits, total = _run(db, fts_expression(parsed), query, paths)
-    if hits or query.offset:
+    if hits or query.offset or not typos:
         return SearchResult(hits, total=total)
     corrections = _corrections(db, parsed)
     if not corrections:

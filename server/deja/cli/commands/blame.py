@@ -1,4 +1,5 @@
-"""`deja blame PATH`: every recorded edit, write and read of a file."""
+"""`deja blame PATH`: every recorded edit, write and read of a file; with `--line N`, the edits
+that wrote line N of the file as it is now (its owner first: `deja.query.provenance`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from deja.query import History
-from deja.wire import event_json
+from deja.query import FileEvent, History, check_line
+from deja.wire import event_json, line_owner_json
 
 from .. import render
 from ..common import AddCommand, CliError, emit, implicit_pass, opened_history, positive
@@ -17,7 +18,9 @@ from ..common import AddCommand, CliError, emit, implicit_pass, opened_history, 
 def add_parser(command: AddCommand) -> None:
     sub = command("blame", "every recorded edit, write and read of a file")
     sub.add_argument("path", metavar="PATH")
-    sub.add_argument("--line", type=int, metavar="N", help="only edits covering line N (1-based)")
+    sub.add_argument(
+        "--line", type=int, metavar="N", help="the edits that wrote line N (1-based) as it is now"
+    )
     sub.add_argument("--limit", type=positive, default=50)
 
 
@@ -28,21 +31,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args: argparse.Namespace, history: History) -> int:
     implicit_pass(history)
-    events = history.file_history(args.path, limit=args.limit)
-    if args.line is not None:
-        path = Path(args.path)
-        try:
-            document = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
-            raise CliError(f"cannot read {path} to find line {args.line}: {error}") from None
-        events = history.edits_at_line(events, document, args.line - 1)
+    owner: dict[str, object] | None = None
+    if args.line is None:
+        events = history.file_history(args.path, limit=args.limit)
+    else:
+        events, owner = _at_line(args, history)
     style = render.Style(sys.stdout)
     now = time.time()
 
     def lines() -> list[str]:
-        if not events:
-            return [f"no recorded edits, writes or reads of {args.path}"]
         out: list[str] = []
+        if args.line is not None:
+            changed = bool(owner and owner["changed_since"])
+            first = events[0] if owner else None
+            out.append(render.line_owner_line(args.line, args.path, first, changed))
+        elif not events:
+            out.append(f"no recorded edits, writes or reads of {args.path}")
         for event in events:
             out += render.event_lines(event, style, now)
         return out
@@ -53,6 +57,26 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         lines,
         path=args.path,
         line=args.line,
+        written_by=owner,
         events=[event_json(e) for e in events],
     )
     return 0
+
+
+def _at_line(
+    args: argparse.Namespace, history: History
+) -> tuple[list[FileEvent], dict[str, object] | None]:
+    """The edits that claimed the line, its owner first, and who that owner is."""
+    path = Path(args.path)
+    try:
+        document = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise CliError(f"cannot read {path} to find line {args.line}: {error}") from None
+    line = check_line(document, args.line, args.path)
+    events = history.file_history(args.path)
+    mapping = history.provenance(events, document)
+    mapping.place()
+    claim = mapping.owner(line)
+    if claim is None:
+        return [], None
+    return mapping.at_line(line)[: args.limit], line_owner_json(mapping.events[claim.event], claim)

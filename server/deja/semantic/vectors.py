@@ -1,0 +1,100 @@
+"""Record vectors in the index file: one float32 blob per record of the roles that say what a
+session was about. A trigger drops a record's vector with the record, whatever deletes it
+(re-ingest, forget, exclude), so no writer needs to know vectors exist; the pass embeds each
+session's new records in that session's own transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .model import MODEL_ID, Embedder, load
+
+EMBEDDED_ROLES = ("user", "assistant", "summary", "reasoning")
+_ROLES_SQL = ",".join(f"'{role}'" for role in EMBEDDED_ROLES)
+DDL = (
+    "CREATE TABLE IF NOT EXISTS record_vectors"
+    " (record_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS record_vectors_follow AFTER DELETE ON records BEGIN"
+    " DELETE FROM record_vectors WHERE record_id = old.id; END",
+)
+# The model the stored vectors came from, and a counter bumped by every write (readers cache
+# the matrix until it moves).
+MODEL_KEY = "vectors_model"
+GENERATION_KEY = "vectors_generation"
+COMPLETE_KEY = "vectors_complete"
+_BATCH = 2048
+
+
+def generation(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (GENERATION_KEY,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _bump(db: sqlite3.Connection) -> None:
+    db.execute(
+        "INSERT INTO meta VALUES (?, '1') ON CONFLICT(key) DO UPDATE SET value = value + 1",
+        (GENERATION_KEY,),
+    )
+
+
+def _embed_rows(db: sqlite3.Connection, model: Embedder, rows: list[tuple[int, str]]) -> int:
+    for start in range(0, len(rows), _BATCH):
+        batch = rows[start : start + _BATCH]
+        vectors = model.embed([text for _, text in batch])
+        db.executemany(
+            "INSERT OR REPLACE INTO record_vectors VALUES (?, ?)",
+            [(rid, vector.tobytes()) for (rid, _), vector in zip(batch, vectors, strict=True)],
+        )
+    if rows:
+        _bump(db)
+    return len(rows)
+
+
+def _missing(
+    db: sqlite3.Connection, where: str, params: tuple[object, ...]
+) -> list[tuple[int, str]]:
+    return [
+        (int(rid), str(body))
+        for rid, body in db.execute(
+            "SELECT r.id, f.body FROM records r JOIN records_fts f ON f.rowid = r.id"
+            f" WHERE r.role IN ({_ROLES_SQL}) AND {where}"
+            " AND NOT EXISTS (SELECT 1 FROM record_vectors v WHERE v.record_id = r.id)",
+            params,
+        )
+    ]
+
+
+def embed_session(db: sqlite3.Connection, session_id: str) -> int:
+    """Vectors for the session's records that have none; the caller owns the transaction."""
+    rows = _missing(db, "r.session_id = ?", (session_id,))
+    return _embed_rows(db, load(), rows) if rows else 0
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def up_to_date(db: sqlite3.Connection) -> bool:
+    """Every record has a vector of the current model (read from meta: no model loaded)."""
+    return _meta(db, MODEL_KEY) == MODEL_ID and _meta(db, COMPLETE_KEY) == "1"
+
+
+def catch_up(db: sqlite3.Connection) -> int:
+    """In the caller's transaction: the table in place, every vector made again when the
+    model changed (or the extra was installed after indexing), the missing ones made."""
+    for statement in DDL:
+        db.execute(statement)
+    if _meta(db, MODEL_KEY) != MODEL_ID:
+        db.execute("DELETE FROM record_vectors")
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (MODEL_KEY, MODEL_ID))
+        _bump(db)
+    made = _embed_rows(db, load(), _missing(db, "1", ()))
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
+    return made
+
+
+def mark_incomplete(db: sqlite3.Connection) -> None:
+    """Records went in without vectors (semantic search off this pass): the next pass that
+    makes vectors looks for every missing one."""
+    db.execute("DELETE FROM meta WHERE key = ?", (COMPLETE_KEY,))
