@@ -1,12 +1,13 @@
 # `make demo`: index your Continue store (or the sample one) and show what Deja answers.
 # `make test`: install what the tests need, then lint, type-check and run every test.
+# `make dist`: dist/deja-<version>-py3-none-any.whl and every .vsix (see the README).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools clean
+.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,7 +19,7 @@ demo: $(STAMP)
 	$(PY) -m deja.demo
 	@vsix="$$(bash editor-extension/scripts/package.sh)" && \
 	  echo && echo "VS Code extension: code --install-extension $$vsix" && \
-	  echo "  (then set deja.server.python to $(CURDIR)/$(PY))"
+	  echo "  (it brings Deja's server: any Python 3.11 or newer runs it; no setting needed)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench fixtures
@@ -30,11 +31,16 @@ typecheck: $(STAMP)
 pytest: $(STAMP) tools
 	$(PY) -m pytest
 
-# Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI
-# (we are root on CI's machine).
+# Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI,
+# PostgreSQL 15 for the team index (the tests start their own server; no default cluster is
+# created, so nothing listens on 5432) (we are root on CI's machine).
+PG_BIN := /usr/lib/postgresql/15/bin
 tools:
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	test -x $(PG_BIN)/postgres || { mkdir -p /etc/postgresql-common && \
+	  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf && \
+	  apt-get update -qq && apt-get install -y -qq postgresql-15; }
 
 test: lint typecheck pytest editor-test bench-tiny
 
@@ -45,12 +51,19 @@ editor-test: $(STAMP)
 # The bench on a tiny store, so it cannot rot; `make bench` gives the figures in bench/RESULTS.md.
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
+	$(PY) bench/fix_bench.py --size 4M
 	$(PY) bench/recall/run.py --quick
+	$(PY) bench/team.py --size 4M --quick --kills 1
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
 	$(PY) bench/recall/run.py --candidates
 	$(PY) bench/recall/costs.py --size 1G
+	$(PY) bench/team.py --size 1G
+
+# The wheel (pipx/uv tool install) and every .vsix: universal (no orjson) and one per platform.
+dist: $(STAMP)
+	bash editor-extension/scripts/dist.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

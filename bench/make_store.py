@@ -47,7 +47,12 @@ path, edit, thinking, summary); ``frequency`` is unique (1 session), few (5) or 
 excluded) and is in creation order. Fixed-count needles whose session the store never
 reached (tiny targets) are left out.
 
-Importable: ``make_store(out, target_bytes, seed=1) -> StoreStats``.
+``--shape cli`` gives the second, CLI-heavy shape: CLI sessions only (so no ``promptLogs``),
+long Bash outputs, mostly Read/Edit/Write/Bash calls and more rounds of them, code in context
+items; the same needles (but ``thinking``, which only IDE sessions hold). Deterministic by seed
+as the default shape, which it leaves byte for byte as it was.
+
+Importable: ``make_store(out, target_bytes, seed=1, shape="default") -> StoreStats``.
 """
 
 from __future__ import annotations
@@ -117,6 +122,11 @@ _CLI_SIZE = (40_000.0, 1.35, 2_000, 12_000_000)
 _OVERSHOOT = 1.35
 # Rough mean session size used only to spread dates and needles before sizes are known.
 _MEAN_SESSION_BYTES = 330_000
+# The second store shape (`--shape cli`): CLI sessions only (no promptLogs), long Bash
+# outputs, many Read/Edit/Write calls, code in context items: more indexable text per byte.
+SHAPES = ("default", "cli")
+_HEAVY_SIZE = (90_000.0, 1.3, 4_000, 12_000_000)
+_HEAVY_MEAN_BYTES = 160_000
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -1070,6 +1080,7 @@ class _Plan:
     compacted: bool
     listed: bool
     needles: list[tuple[int, float]] = field(default_factory=list)  # (needle index, when 0..1)
+    heavy: bool = False  # the CLI-heavy shape (SHAPES["cli"])
 
 
 @dataclass(slots=True)
@@ -1671,7 +1682,8 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             b.first_user = text
         ctx: list[dict[str, Json]] = []
         size = len(text) * 2
-        if rng.random() < 0.08:
+        heavy = b.plan.heavy
+        if rng.random() < (0.6 if heavy else 0.08):
             path, content = rng.choice(proj.files)
             ctx.append(
                 {
@@ -1683,6 +1695,10 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
                 }
             )
             size += len(content)
+            for _ in range(rng.randrange(0, 3) if heavy else 0):
+                more_path, more = rng.choice(proj.files)
+                ctx.append({**ctx[0], "content": more, "name": more_path.rsplit("/", 1)[-1]})
+                size += len(more)
         b.add(
             {
                 "message": {"role": "user", "content": text},
@@ -1691,7 +1707,7 @@ def _cli_session(plan: _Plan, corpus: _Corpus) -> tuple[dict[str, Json], _Builde
             },
             size,
         )
-        rounds = min(25, int(rng.expovariate(1 / 3.0)))
+        rounds = min(25, int(rng.expovariate(1 / (8.0 if heavy else 3.0))))
         if due & _TOOL_SLOTS:
             rounds = max(rounds, 1 + len(due & _TOOL_SLOTS))
         for _ in range(rounds):
@@ -1793,7 +1809,9 @@ def _cli_tool(
                 "Fetch",
                 "create_issue",
             ),
-            weights=(35, 25, 15, 6, 10, 5, 2, 1, 1),
+            weights=(40, 25, 20, 10, 3, 2, 0, 0, 0)
+            if b.plan.heavy
+            else (35, 25, 15, 6, 10, 5, 2, 1, 1),
         )[0]
     roll = rng.random()
     status = "done" if roll < 0.9 else ("errored" if roll < 0.97 else "canceled")
@@ -1812,6 +1830,8 @@ def _cli_tool(
             status = "done"
         fail = bool(n_err) or (not n_out and rng.random() < 0.25)
         stdout, stderr, code = _run(rng, proj, cmd, b.root, fail)
+        for _ in range(rng.randrange(1, 5) if b.plan.heavy else 0):  # a long build or test log
+            stdout += "\n" + _run(rng, proj, _command(rng, proj), b.root, False)[0]
         if n_out and code != 0 and stderr:
             stderr = ""  # keep stdout (where the needle goes): an errored call would drop it
         if n_out:
@@ -1994,10 +2014,12 @@ class StoreStats:
 
 
 class _Planner:
-    def __init__(self, seed: int, target_bytes: int) -> None:
+    def __init__(self, seed: int, target_bytes: int, shape: str = "default") -> None:
         self.seed = seed
-        self.rng = random.Random(f"plan:{seed}")
-        self.est_count = max(1, target_bytes // _MEAN_SESSION_BYTES)
+        self.heavy = shape == "cli"
+        self.rng = random.Random(f"plan:{seed}" if not self.heavy else f"plan:{seed}:{shape}")
+        mean = _HEAVY_MEAN_BYTES if self.heavy else _MEAN_SESSION_BYTES
+        self.est_count = max(1, target_bytes // mean)
         self.gap_ms = (_T_END_MS - _T_START_MS) / self.est_count
         self.clock = float(_T_START_MS)
         self.idx = 0
@@ -2010,8 +2032,8 @@ class _Planner:
 
     def next(self, budget: int) -> _Plan:
         rng = self.rng
-        ide = rng.random() < _IDE_SHARE
-        median, sigma, lo, hi = _IDE_SIZE if ide else _CLI_SIZE
+        ide = rng.random() < _IDE_SHARE and not self.heavy
+        median, sigma, lo, hi = _HEAVY_SIZE if self.heavy else _IDE_SIZE if ide else _CLI_SIZE
         target = int(min(hi, max(lo, rng.lognormvariate(math.log(median), sigma))))
         target = max(lo, min(target, budget))
         self.clock += rng.expovariate(1 / self.gap_ms)
@@ -2026,6 +2048,7 @@ class _Planner:
         plan = _Plan(
             self.idx, self.seed, sid, ide, project, target, created, iso, compacted, listed
         )
+        plan.heavy = self.heavy
         if listed:
             self._assign_needles(plan)
         self.idx += 1
@@ -2068,7 +2091,7 @@ def _results(plans: Iterable[_Plan], workers: int, out_dir: Path, seed: int) -> 
 
 
 def make_store(
-    out: Path, target_bytes: int, seed: int = 1, workers: int | None = None
+    out: Path, target_bytes: int, seed: int = 1, workers: int | None = None, shape: str = "default"
 ) -> StoreStats:
     """Generate a store of about `target_bytes` under `out` (see the module docstring)."""
     t0 = time.perf_counter()
@@ -2077,7 +2100,7 @@ def make_store(
     sessions_dir.mkdir(parents=True, exist_ok=True)
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if target_bytes >= 50_000_000 else 1
-    planner = _Planner(seed, target_bytes)
+    planner = _Planner(seed, target_bytes, shape)
     results: list[_Result] = []
     plans: list[_Plan] = []
     written = 0
@@ -2186,6 +2209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--bytes", dest="size", default="20M", help="target size, e.g. 5M, 200M, 1G")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=None, help="processes (default: up to 2)")
+    ap.add_argument("--shape", choices=SHAPES, default="default", help="cli: the CLI-heavy shape")
     args = ap.parse_args(argv)
     try:
         target = parse_size(args.size)
@@ -2193,7 +2217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(str(exc))
     if (args.out / "sessions").exists() and any((args.out / "sessions").iterdir()):
         ap.error(f"{args.out}/sessions is not empty")
-    st = make_store(args.out, target, seed=args.seed, workers=args.workers)
+    st = make_store(args.out, target, seed=args.seed, workers=args.workers, shape=args.shape)
     print(
         f"{st.sessions} sessions ({st.ide_sessions} IDE, {st.cli_sessions} CLI), "
         f"{st.items} items, {st.bytes / 1e6:.1f} MB, largest {st.largest / 1e6:.1f} MB, "

@@ -3,12 +3,16 @@
     python bench/run.py --size 1G            # the figures in bench/RESULTS.md
     python bench/run.py --size 4M --quick    # what `make test` runs so the bench cannot rot
 
-Measures, on a generated store (bench/make_store.py, deterministic): parse-only time (orjson
-over every file: the floor), cold index, peak memory, a no-change pass, re-indexing one
-rewritten ~1 MB session, search in process, `deja search` end to end, index size; the sidecar's
-hover and `deja/search` round trips; per-line provenance of a 5,000-line file with 50 edits
-(`bench/provenance_bench.py`); ripgrep over the store (no index) and deja-vu (the best-known
-peer) on the same store.
+Measures, on two generated stores (bench/make_store.py, deterministic): the default shape at
+`--size` and the CLI-heavy shape at `--cli-size` (15 % of it unless given). On each: parse-only
+time (orjson over every file: the floor), cold index, peak memory, a no-change pass (in process
+and as `deja index`), re-indexing one rewritten ~1 MB session, search in process, `deja search`
+end to end, index size; the sidecar's hover and `deja/search` round trips; ripgrep over the
+store (no index) and deja-vu (the best-known peer) on the same store; then, once, per-line
+provenance of a 5,000-line file with 50 edits (`bench/provenance_bench.py`). Each figure is printed
+beside issue 16's target and the peer's figure from the same run, with the ratio; the load
+average is printed at the start and end. Same-run A/B rows measure each lever (one transaction
+per session against batches; the pass against the stamp check that lets `deja search` skip it).
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
 
 from bench import baselines, provenance_bench  # noqa: E402
 from bench.make_store import make_store, parse_size  # noqa: E402
+from deja import jsonlib  # noqa: E402
+from deja.index import batch  # noqa: E402
+from deja.jsonlib import stdlib_loads  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 
-Row = tuple[str, str, str]
+# (figure, ours, target, the peer's, ours ÷ peer's)
+Row = tuple[str, str, str, str, str]
 
 
 def peak_rss_mb() -> float:
@@ -58,12 +66,12 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def ensure_store(size: int, seed: int, out: Path) -> Path:
-    store = out / f"store-{size}-{seed}"
+def ensure_store(size: int, seed: int, out: Path, shape: str = "default") -> Path:
+    store = out / (f"store-{size}-{seed}" if shape == "default" else f"store-{shape}-{size}-{seed}")
     if not (store / "needles.json").exists():
         shutil.rmtree(store, ignore_errors=True)
         store.mkdir(parents=True)
-        stats = make_store(store, size, seed)
+        stats = make_store(store, size, seed, shape=shape)
         print(
             f"generated {stats.sessions} sessions, {stats.bytes / 1e6:.0f} MB in "
             f"{stats.seconds:.1f} s",
@@ -90,24 +98,27 @@ def rewrite_one_session(store: Path, target: int = 1_000_000) -> Path:
     return path
 
 
-def end_to_end(store: Path, home: Path, query: str, runs: int) -> list[float]:
+def deja_process(store: Path, home: Path, words: list[str], runs: int) -> list[float]:
+    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first)."""
     env = {
         **os.environ,
         "DEJA_CONTINUE_ROOT": str(store),
         "DEJA_HOME": str(home),
         "PYTHONPATH": str(HERE.parent / "server"),
     }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its .pyc files
     samples = []
-    for _ in range(runs):
+    for _ in range(runs + 1):
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "deja", "search", query, "--all", "--limit", "10"],
-            env=env,
-            check=True,
-            capture_output=True,
+            [sys.executable, "-m", "deja", *words], env=env, check=True, capture_output=True
         )
         samples.append(time.perf_counter() - started)
-    return samples
+    return samples[1:]
+
+
+def end_to_end(store: Path, home: Path, query: str, runs: int) -> list[float]:
+    return deja_process(store, home, ["search", query, "--all", "--limit", "10"], runs)
 
 
 async def sidecar_round_trips(
@@ -188,146 +199,266 @@ async def sidecar_round_trips(
     return hover, search
 
 
+def cold_index(store: Path, work: Path, name: str, sessions_per_commit: int | None) -> float:
+    """A cold pass into a fresh home; `sessions_per_commit=1` is the one-transaction-per-session
+    pass before batching (the A/B of that lever)."""
+    saved = batch.BATCH_SESSIONS
+    batch.BATCH_SESSIONS = sessions_per_commit or saved
+    try:
+        history = History(home=work / name, root=store, exclude_path=work / "no-exclude")
+        seconds = timed(history.refresh)
+        history.close()
+        return seconds
+    finally:
+        batch.BATCH_SESSIONS = saved
+
+
+def ratio(ours: float, peer: float) -> str:
+    return f"{ours / peer:.2f}×" if peer > 0 else "—"
+
+
+def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
+    runs = 20 if args.quick else 200
+    files = session_files(store)
+    store_bytes = sum(p.stat().st_size for p in files)
+    mb = store_bytes / 1e6
+    words = queries(store)
+    rows: list[Row] = []
+    for path in files:  # warm the page cache for every reader alike
+        path.read_bytes()
+    parse_s = timed(lambda: all(orjson.loads(p.read_bytes()) is not None for p in files))
+    # What the VS Code extension's universal package (no orjson) pays to read the store.
+    stdlib_s = timed(lambda: all(stdlib_loads(p.read_bytes()) is not None for p in files))
+    history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")
+    cold_s = timed(history.refresh)
+    rss = peak_rss_mb()
+    fallback_s = cold_index_without_orjson(store, work)
+    per_session_s = cold_index(store, work, "ab-per-session", 1)
+    batched_s = cold_index(store, work, "ab-batched", None)
+    peer = PeerFigures(store, work, words, args)
+    rows += [
+        ("store", f"{mb:.0f} MB, {len(files)} sessions", "", "", ""),
+        ("parse only (orjson, the floor)", f"{parse_s:.2f} s", f"{mb / parse_s:.0f} MB/s", "", ""),
+        (
+            "cold index",
+            f"{cold_s:.2f} s, {mb / cold_s:.0f} MB/s",
+            "≤ ⅓ peer's; ≥ 150 MB/s (1 GB)",
+            f"{peer.cold:.2f} s" if peer.cold else "—",
+            ratio(cold_s, peer.cold),
+        ),
+        ("cold index ÷ parse only", f"{cold_s / parse_s:.2f}×", "", "", ""),
+        (
+            "parse only, stdlib json (no orjson)",
+            f"{stdlib_s:.2f} s",
+            f"{stdlib_s / parse_s:.2f}× orjson",
+            "",
+            "",
+        ),
+        (
+            "cold index without orjson (universal .vsix)",
+            f"{fallback_s:.2f} s",
+            f"{fallback_s / cold_s:.2f}× with orjson",
+            "",
+            "",
+        ),
+        ("peak RSS (parse + index)", f"{rss:.0f} MB", "≤ 200 MB", "", ""),
+        (
+            "A/B cold: one transaction per session → batches",
+            f"{per_session_s:.2f} s → {batched_s:.2f} s",
+            "",
+            "",
+            ratio(batched_s, per_session_s),
+        ),
+    ]
+    noop = sorted(timed(history.refresh) for _ in range(5))[2]
+    stamp = sorted(timed(history.store_unchanged) for _ in range(5))[2]
+    per_10k = 10_000 / max(len(files), 1)
+    noop_process = baselines.summarize(deja_process(store, work / "home", ["index"], 5))["p50"]
+    rows += [
+        (
+            "no-change pass, in process",
+            f"{ms(noop)} ({noop * 1000 * per_10k:.1f} ms / 10k)",
+            "≤ 20 ms / 10k",
+            "",
+            "",
+        ),
+        (
+            "`deja index`, nothing changed (process)",
+            ms(noop_process),
+            "≤ 0.5× peer's",
+            ms(peer.noop) if peer.noop else "—",
+            ratio(noop_process, peer.noop),
+        ),
+        (
+            "A/B no-change: the pass → the stamp check",
+            f"{ms(noop)} → {ms(stamp)}",
+            "",
+            "",
+            ratio(stamp, noop),
+        ),
+    ]
+    rewritten = rewrite_one_session(store)
+    one = timed(history.refresh)
+    rows.append(
+        (
+            "re-index one rewritten session",
+            f"{ms(one)} ({rewritten.stat().st_size / 1e6:.2f} MB)",
+            "≤ 20 ms",
+            "",
+            "",
+        )
+    )
+    latencies = []
+    for n in range(runs * 5):
+        query = SearchQuery(words[n % len(words)], scope=Scope(), limit=20)
+        latencies.append(timed(lambda q=query: history.search(q)))  # type: ignore[misc]
+    ours = baselines.summarize(latencies)
+    rows.append(
+        (
+            "search in process",
+            f"p50 {ms(ours['p50'])}, p99 {ms(ours['p99'])}",
+            "p50 ≤ 1, p99 ≤ 10 ms",
+            "",
+            "",
+        )
+    )
+    history.refresh()  # the rewrite above was indexed; this pass records the stamp
+    e2e = baselines.summarize(end_to_end(store, work / "home", words[0], 10 if args.quick else 30))
+    rows.append(
+        (
+            "`deja search` end to end (process)",
+            f"p50 {ms(e2e['p50'])}, p99 {ms(e2e['p99'])}",
+            "p50 ≤ 40, p99 ≤ 80 ms",
+            f"p50 {ms(peer.search['p50'])}" if peer.search else "—",
+            ratio(e2e["p50"], peer.search["p50"]) if peer.search else "—",
+        )
+    )
+    index_bytes = history.stats().index_bytes
+    rows.append(
+        (
+            "index size",
+            f"{index_bytes / 1e6:.1f} MB, {index_bytes / store_bytes:.1%} of the store",
+            "≤ 10 % (1 GB), ≤ 20 % (CLI-heavy)",
+            "",
+            "",
+        )
+    )
+    hover, lsp_search = asyncio.run(sidecar_round_trips(store, work / "home", history, runs))
+    hover_s, lsp_s = baselines.summarize(hover), baselines.summarize(lsp_search)
+    rows += [
+        (
+            "sidecar hover",
+            f"p50 {ms(hover_s['p50'])}, p99 {ms(hover_s['p99'])}",
+            "p99 ≤ 5 ms",
+            "",
+            "",
+        ),
+        (
+            "sidecar `deja/search` round trip",
+            f"p50 {ms(lsp_s['p50'])}, p99 {ms(lsp_s['p99'])}",
+            "p50 ≤ 3 ms",
+            "",
+            "",
+        ),
+    ]
+    history.close()
+    rows.append(ripgrep_row(store, words, ours["p50"], e2e["p50"], args.quick))
+    return rows
+
+
+class PeerFigures:
+    """deja-vu on the same store, in the same run (nothing when `--no-peer`)."""
+
+    def __init__(self, store: Path, work: Path, words: list[str], args: argparse.Namespace) -> None:
+        self.cold = self.noop = 0.0
+        self.search: dict[str, float] = {}
+        if args.no_peer:
+            return
+        home = work / "peer"
+        home.mkdir()
+        self.cold = baselines.deja_vu_cold_index(store, home)
+        self.noop = baselines.deja_vu_noop_index(store, home)
+        self.search = baselines.summarize(
+            baselines.deja_vu_search_latencies(store, home, words[:8], 1 if args.quick else 3)
+        )
+
+
+def ripgrep_row(store: Path, words: list[str], ours: float, e2e: float, quick: bool) -> Row:
+    rg = shutil.which("rg")
+    if not rg:
+        return ("ripgrep", "not installed", "apt-get install -y ripgrep", "", "")
+    runs = 1 if quick else 3
+    rg_s = baselines.summarize(
+        [t for word in words[:8] for t in baselines.rg_latencies(store, word, runs)]
+    )
+    return (
+        "ripgrep over the store (no index)",
+        f"p50 {ms(rg_s['p50'])}",
+        "",
+        "",
+        f"{rg_s['p50'] / ours:.0f}× our in-process p50; {rg_s['p50'] / e2e:.2f}× end to end",
+    )
+
+
+def print_rows(title: str, rows: list[Row]) -> None:
+    header: Row = ("figure", "Deja", "target (issue 16)", "deja-vu", "ours ÷ peer's")
+    table = [header, *rows]
+    widths = [max(len(r[n]) for r in table) for n in range(5)]
+    print(f"\n{title}")
+    for row in table:
+        print("  " + "  ".join(cell.ljust(widths[n]) for n, cell in enumerate(row)).rstrip())
+
+
+def load_average() -> str:
+    return " ".join(f"{n:.2f}" for n in os.getloadavg())
+
+
+def cold_index_without_orjson(store: Path, work: Path) -> float:
+    """A cold index into its own home with `deja.jsonlib` on the standard library's json."""
+    saved = jsonlib.orjson
+    jsonlib.orjson = None  # type: ignore[assignment]
+    try:
+        history = History(home=work / "home-stdlib", root=store, exclude_path=work / "no-exclude")
+        seconds = timed(history.refresh)
+        history.close()
+        return seconds
+    finally:
+        jsonlib.orjson = saved
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="1G")
+    parser.add_argument("--cli-size", help="the CLI-heavy store's size (default: 15 %% of --size)")
+    parser.add_argument("--shapes", default="default,cli", help="which store shapes to run")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI)")
     parser.add_argument("--no-peer", action="store_true", help="skip deja-vu")
     args = parser.parse_args()
     size = parse_size(args.size)
-    runs = 20 if args.quick else 200
-    store = ensure_store(size, args.seed, args.out)
-    files = session_files(store)
-    store_bytes = sum(p.stat().st_size for p in files)
-    words = queries(store)
-    rows: list[Row] = []
-    work = Path(tempfile.mkdtemp(prefix="deja-bench-"))
-    try:
-        for path in files:  # warm the page cache for every reader alike
-            path.read_bytes()
-        parse_s = timed(lambda: all(orjson.loads(p.read_bytes()) is not None for p in files))
-        history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")
-        cold_s = timed(history.refresh)
-        rss = peak_rss_mb()
-        rows += [
-            ("store", f"{store_bytes / 1e6:.0f} MB, {len(files)} sessions", ""),
-            (
-                "parse only (orjson, the floor)",
-                f"{parse_s:.2f} s",
-                f"{store_bytes / 1e6 / parse_s:.0f} MB/s",
-            ),
-            (
-                "cold index",
-                f"{cold_s:.2f} s",
-                f"{store_bytes / 1e6 / cold_s:.0f} MB/s · {cold_s / parse_s:.2f}× parse (≤ 3×)",
-            ),
-            ("peak RSS (parse + index)", f"{rss:.0f} MB", "≤ 500 MB"),
-        ]
-        noop = sorted(timed(history.refresh) for _ in range(5))[2]
-        rows.append(
-            (
-                "no-change pass",
-                ms(noop),
-                f"{noop * 1000 * 10_000 / max(len(files), 1):.1f} ms per 10,000 sessions (≤ 30)",
+    sizes = {
+        "default": size,
+        "cli": parse_size(args.cli_size) if args.cli_size else max(size * 15 // 100, 2 << 20),
+    }
+    started_load = load_average()
+    print(f"load average at start: {started_load}", flush=True)
+    results: list[tuple[str, list[Row]]] = []
+    for shape in args.shapes.split(","):
+        store = ensure_store(sizes[shape], args.seed, args.out, shape)
+        work = Path(tempfile.mkdtemp(prefix="deja-bench-"))
+        try:
+            results.append(
+                (f"{shape} shape, {sizes[shape] >> 20} MiB target", bench_store(store, args, work))
             )
-        )
-        rewritten = rewrite_one_session(store)
-        one = timed(history.refresh)
-        rows.append(
-            (
-                "re-index one rewritten session",
-                ms(one),
-                f"{rewritten.stat().st_size / 1e6:.2f} MB file (≤ 50 ms)",
-            )
-        )
-        latencies = []
-        for n in range(runs * 5):
-            query = SearchQuery(words[n % len(words)], scope=Scope(), limit=20)
-            latencies.append(timed(lambda q=query: history.search(q)))  # type: ignore[misc]
-        ours = baselines.summarize(latencies)
-        rows.append(
-            (
-                "search in process",
-                f"p50 {ms(ours['p50'])}",
-                f"p99 {ms(ours['p99'])} (≤ 2 / ≤ 20 ms)",
-            )
-        )
-        e2e = baselines.summarize(
-            end_to_end(store, work / "home", words[0], 10 if args.quick else 30)
-        )
-        rows.append(
-            (
-                "`deja search` end to end",
-                f"p50 {ms(e2e['p50'])}",
-                f"p99 {ms(e2e['p99'])} (p50 ≤ 150 ms)",
-            )
-        )
-        index_bytes = history.stats().index_bytes
-        rows.append(
-            (
-                "index size",
-                f"{index_bytes / 1e6:.1f} MB",
-                f"{index_bytes / store_bytes:.1%} of the store (≤ 15 %)",
-            )
-        )
-        hover, lsp_search = asyncio.run(sidecar_round_trips(store, work / "home", history, runs))
-        hover_s, lsp_s = baselines.summarize(hover), baselines.summarize(lsp_search)
-        rows.append(
-            ("sidecar hover", f"p50 {ms(hover_s['p50'])}", f"p99 {ms(hover_s['p99'])} (≤ 10 ms)")
-        )
-        rows.append(
-            (
-                "sidecar `deja/search` round trip",
-                f"p50 {ms(lsp_s['p50'])}",
-                f"p99 {ms(lsp_s['p99'])} (p50 ≤ 20 ms)",
-            )
-        )
-        history.close()
-        rows += provenance_bench.rows(quick=args.quick)
-
-        rg = shutil.which("rg")
-        if rg:
-            rg_runs = 1 if args.quick else 3
-            rg_s = baselines.summarize(
-                [t for word in words[:8] for t in baselines.rg_latencies(store, word, rg_runs)]
-            )
-            rows.append(
-                (
-                    "ripgrep over the store (no index)",
-                    f"p50 {ms(rg_s['p50'])}",
-                    f"{rg_s['p50'] / ours['p50']:.0f}× our in-process p50; "
-                    f"{rg_s['p50'] / e2e['p50']:.2f}× our end to end",
-                )
-            )
-        else:
-            rows.append(("ripgrep", "not installed", "apt-get install -y ripgrep"))
-        if not args.no_peer:
-            peer_home = work / "peer"
-            peer_home.mkdir()
-            peer_cold = baselines.deja_vu_cold_index(store, peer_home)
-            peer_noop = baselines.deja_vu_noop_index(store, peer_home)
-            peer = baselines.summarize(
-                baselines.deja_vu_search_latencies(
-                    store, peer_home, words[:8], 1 if args.quick else 3
-                )
-            )
-            rows += [
-                ("deja-vu cold index", f"{peer_cold:.2f} s", f"ours {cold_s / peer_cold:.2f}×"),
-                ("deja-vu no-change pass", ms(peer_noop), f"ours {noop / peer_noop:.2f}×"),
-                (
-                    "deja-vu search (process, p50)",
-                    ms(peer["p50"]),
-                    f"ours end to end {e2e['p50'] / peer['p50']:.2f}×",
-                ),
-            ]
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    width = max(len(r[0]) for r in rows)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    provenance = [(*row, "", "") for row in provenance_bench.rows(quick=args.quick)]
+    results.append(("per-line provenance, 5,000-line file", provenance))
     print(f"\nDeja bench · {args.size} store · seed {args.seed} · {os.cpu_count()} cores")
-    for name, figure, note in rows:
-        print(f"  {name:<{width}}  {figure:>16}  {note}")
+    for title, rows in results:
+        print_rows(title, rows)
+    print(f"\nload average (1, 5, 15 min): start {started_load} · end {load_average()}")
     return 0
 
 

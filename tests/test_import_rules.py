@@ -22,6 +22,8 @@ CORE = (
     "units",
     "recall",
     "render_markdown",
+    "jsonlib",
+    "team",
 )
 FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")
@@ -121,5 +123,12 @@ def test_search_loads_its_command_alone(tmp_path: Path) -> None:
     assert code == "0"
     commands = {m for m in loaded if within(m, "deja.cli.commands") and m != "deja.cli.commands"}
     assert commands == {"deja.cli.commands.search"}
-    heavy = ("deja.query.restore", "deja.lsp", "deja.mcp", *EDITOR_LIBRARIES)
+    heavy = (
+        "deja.query.restore",
+        "deja.lsp",
+        "deja.mcp",
+        "deja.team",
+        "psycopg",
+        *EDITOR_LIBRARIES,
+    )
     assert not {m for m in loaded if any(within(m, h) for h in heavy)}

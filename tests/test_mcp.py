@@ -5,7 +5,6 @@ bytes on the wire are what is measured): the tool list, each tool's answer, the 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import select
@@ -21,6 +20,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
+from deja.index.lock import LOCK_NAME, writer_lock
 from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, TOOLS, Recall
 from deja.query import History
 from deja.recall import CLOSE, OPEN, PREAMBLE, frame, neutralise, nothing_found
@@ -302,7 +302,13 @@ def test_tools_list_is_small_and_read_only(dirs: tuple[Path, Path, Path]) -> Non
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     )
     tools = json.loads(listing)["result"]["tools"]
-    assert [tool["name"] for tool in tools] == ["deja_search", "deja_file_history", "deja_restore"]
+    assert [tool["name"] for tool in tools] == [
+        "deja_search",
+        "deja_file_history",
+        "deja_restore",
+        "deja_fix",
+        "deja_files",
+    ]
     # Names, descriptions and schemas as sent: the whole response line, envelope included.
     print(f"tools/list response: {len(listing)} bytes")
     assert len(listing) <= 2_000
@@ -322,6 +328,28 @@ def test_search_answer_lists_hits_with_their_facts(mcp: McpSession) -> None:
     assert "turn 2 · command · exit 2" in failed
     edited, _ = mcp.call("deja_search", {"query": "advisory_lock"})
     assert "file queue.py" in edited
+
+
+def test_fix_answers_what_made_the_error_go_away(mcp: McpSession) -> None:
+    text, error = mcp.call("deja_fix", {"error": "ImportError: psycopg"})
+    assert not error and text.startswith(OPEN) and text.endswith(CLOSE)
+    assert f"Pick a lock for the job queue · {QUEUE} · turn 2" in text
+    assert "failed: `pytest tests/test_queue.py` (exit 2)" in text
+    assert "      - edited queue.py (turn 3)" in text
+    assert "      - `pip install psycopg` (turn 4)" in text
+    assert "then `pytest tests/test_queue.py` (turn 5) ran without the error" in text
+    none, error = mcp.call("deja_fix", {"error": "SegmentationFault in libfoo_render"})
+    assert not error and "Nothing found: No past failure with this error" in none
+    bad, error = mcp.call("deja_fix", {"error": ""})
+    assert error and bad == "error must be a non-empty string"
+
+
+def test_files_answers_the_files_a_topic_touched(mcp: McpSession) -> None:
+    text, error = mcp.call("deja_files", {"topic": "job queue"})
+    assert not error and text.startswith(OPEN)
+    assert "[1] queue.py · 1 edit" in text and QUEUE in text
+    none, _ = mcp.call("deja_files", {"topic": "kubernetes"})
+    assert "Nothing found: No session in" in none
 
 
 def test_search_scope_is_the_clients_workspace(mcp: McpSession) -> None:
@@ -476,24 +504,17 @@ def test_while_the_first_pass_runs_answers_come_from_the_index_so_far(
     History(home, store).refresh()
     write_session(store, session_doc("second-session-2", [user("arrived later: giraffe")]))
     # Holding the index's writer lock keeps the server's first pass waiting.
-    lock = os.open(home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    locked = True
-    try:
+    with contextlib.ExitStack() as lock:
+        lock.enter_context(writer_lock(home / LOCK_NAME))
         with mcp_session(store, home, workspace) as session:
             known, _ = session.call("deja_search", {"query": "zebra", "scope": "all"})
             assert f"Note: {BUILDING}" in known and "first-session-1" in known
             new, _ = session.call("deja_search", {"query": "giraffe", "scope": "all"})
             assert f"Note: {BUILDING}" in new and "Nothing found" in new
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            locked = False
+            lock.close()
             session.ready()
             after, _ = session.call("deja_search", {"query": "giraffe", "scope": "all"})
             assert BUILDING not in after and "second-session-2" in after
-    finally:
-        if locked:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        os.close(lock)
 
 
 def test_other_commands_never_load_the_sdk(dirs: tuple[Path, Path, Path]) -> None:
@@ -545,5 +566,11 @@ def test_neutralising_leaves_no_marker_and_other_text_alone() -> None:
 
 
 def test_tool_definitions_match_what_the_server_sends() -> None:
-    assert [tool.name for tool in TOOLS] == ["deja_search", "deja_file_history", "deja_restore"]
+    assert [tool.name for tool in TOOLS] == [
+        "deja_search",
+        "deja_file_history",
+        "deja_restore",
+        "deja_fix",
+        "deja_files",
+    ]
     assert TOOLS[0].input_schema["required"] == ["query"]

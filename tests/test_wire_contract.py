@@ -16,6 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
+from tests.doctor_contract import doctor_fixture
 from tests.lsp.conftest import (
     EDIT_SESSION,
     FORK_SESSION,
@@ -114,6 +115,10 @@ async def results(world: World) -> dict[str, Any]:
             "forkCommand": await client.request("deja/forkCommand", {"sessionId": EDIT_SESSION}),
             "restore-listing": await client.request("deja/restore", {"scope": "all"}),
             "restore-transcript": await client.request("deja/restore", {"sessionId": EDIT_SESSION}),
+            "fix": await client.request(
+                "deja/fix", {"error": "ModuleNotFoundError: No module named 'yaml'"}
+            ),
+            "files": await client.request("deja/files", {"topic": "parse_config", "scope": "all"}),
             "indexChanged": changes[0],
         }
         found.update(await store_statuses(world, client))
@@ -152,6 +157,8 @@ async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:
         name: json.dumps(normalise(value, world), indent=2, ensure_ascii=False) + "\n"
         for name, value in (await results(world)).items()
     }
+    doctor = json.dumps(doctor_fixture(world, BASE), indent=2, ensure_ascii=False)
+    produced["doctor"] = doctor + "\n"
     if UPDATE:
         FIXTURES.mkdir(parents=True, exist_ok=True)
         for name, text in produced.items():

@@ -3,6 +3,9 @@
 
 import * as vscode from "vscode";
 import type { SessionActions } from "./actions";
+import type { ContinueSetup } from "./continueSetup";
+import { showDiagnostics } from "./diagnostics";
+import type { FixThis } from "./fixThis";
 import type { PastEdits } from "./pastEdits";
 import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
@@ -22,6 +25,8 @@ export interface Features {
   tree: HistoryTree;
   search: SearchHistory;
   restore: RestoreContext;
+  continueSetup: ContinueSetup;
+  fixThis: FixThis;
 }
 
 /** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
@@ -49,6 +54,10 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     refreshHistory: () => f.tree.refresh(),
     restoreContext: (selection?: unknown) => f.restore.run(typeof selection === "string" ? selection : undefined),
     copyRestore: (argument?: unknown) => f.restore.copy(argument),
+    connectContinue: () => f.continueSetup.connect(),
+    disconnectContinue: () => f.continueSetup.disconnect(),
+    showDiagnostics: () => showDiagnostics(f.server),
+    whatFixedThis: (argument?: unknown) => f.fixThis.run(argument),
   };
 }
 

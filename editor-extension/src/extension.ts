@@ -3,6 +3,8 @@
 import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
 import { registerCommands } from "./commands";
+import { ContinueSetup } from "./continueSetup";
+import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
@@ -24,7 +26,7 @@ function setContinueInstalled(): void {
 export function activate(context: vscode.ExtensionContext): void {
   setContinueInstalled();
   const output = vscode.window.createOutputChannel("Deja", { log: true });
-  const server = new Sidecar(output);
+  const server = new Sidecar(output, context.extensionPath);
   sidecar = server;
   const sessions = new SessionDocuments(server);
   const actions = new SessionActions(server, sessions);
@@ -32,6 +34,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new HistoryTree(server);
   const search = new SearchHistory(server, sessions);
   const restore = new RestoreContext(server);
+  const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
+  const fixThis = new FixThis(server);
 
   context.subscriptions.push(
     output,
@@ -41,9 +45,10 @@ export function activate(context: vscode.ExtensionContext): void {
     tree,
     search,
     restore,
+    fixThis,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");

@@ -47,6 +47,7 @@ export async function selectedInterpreter(log: (line: string) => void): Promise<
   try {
     const python = await api();
     if (python === undefined) {
+      log(`${PYTHON_EXTENSION_ID} is not installed`);
       return undefined;
     }
     const resource = vscode.workspace.workspaceFolders?.[0]?.uri;

@@ -26,7 +26,7 @@ export class ServerProcess {
       const cwd = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri.fsPath;
       const child = spawn(argv[0], argv.slice(1), {
         cwd,
-        env: { ...process.env, PYTHONUNBUFFERED: "1" },
+        env: { ...process.env, ...(this.launch.pythonPath !== undefined ? { PYTHONPATH: this.launch.pythonPath } : {}), PYTHONUNBUFFERED: "1" },
         stdio: ["pipe", "pipe", "pipe"],
         windowsHide: true,
       });

@@ -2,6 +2,7 @@
  * reads them. */
 
 import * as vscode from "vscode";
+import type { ImportStrategy } from "./pure/interpreter";
 import type { LaunchSettings } from "./pure/launch";
 import type { Scope } from "./pure/protocol";
 
@@ -15,6 +16,11 @@ function config(resource?: vscode.Uri): vscode.WorkspaceConfiguration {
 export function launchSettings(): LaunchSettings {
   const deja = config();
   return { command: deja.get<unknown>("server.command"), python: deja.get<unknown>("server.python") };
+}
+
+/** `deja.server.importStrategy`: the bundled server (default) or the interpreter's own Deja. */
+export function importStrategy(): ImportStrategy {
+  return config().get<string>("server.importStrategy") === "fromEnvironment" ? "fromEnvironment" : "useBundled";
 }
 
 /** `deja.scope` when it holds one of its values. */
@@ -40,6 +46,11 @@ export function hoverEnabled(resource: vscode.Uri): boolean {
 
 export function codeLensEnabled(resource: vscode.Uri): boolean {
   return config(resource).get<boolean>("codeLens.enabled", true);
+}
+
+/** `deja.terminal.fixHints`: offer past fixes for failed terminal commands in the status bar. */
+export function terminalFixHints(): boolean {
+  return config().get<boolean>("terminal.fixHints", true);
 }
 
 /** Settings that change how the server starts or what it is told: a change restarts it. */

@@ -8,7 +8,9 @@ import type { IndexingEvent } from "./indexingProgress";
 import { commandLine, diagnose, serverMismatch, type Launch } from "./pure/launch";
 import type { StoreStatus } from "./pure/protocol";
 import { onInterpreterChange } from "./python";
-import { serverCommand } from "./serverCommand";
+import { onEnvironmentChange } from "./pythonEnvs";
+import { NO_PYTHON_STATUS } from "./pure/interpreter";
+import { bundle, serverCommand } from "./serverCommand";
 import { ServerProcess } from "./serverProcess";
 
 export type SidecarState = "stopped" | "starting" | "running" | "failed";
@@ -30,6 +32,8 @@ export class Sidecar implements vscode.Disposable {
   private interpreterWatch: vscode.Disposable | undefined;
   private currentState: SidecarState = "stopped";
   private failureText: string | undefined;
+  private failureStatusText: string | undefined;
+  private currentLaunch: Launch | undefined;
 
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
   private readonly indexChangedEmitter = new vscode.EventEmitter<string[]>();
@@ -44,7 +48,11 @@ export class Sidecar implements vscode.Disposable {
   /** The first pass's work-done progress (`deja/indexing`). */
   readonly onIndexing = this.indexingEmitter.event;
 
-  constructor(private readonly output: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    /** The extension's folder: its `bundled/` holds the server the Python runs. */
+    private readonly extensionPath: string,
+  ) {}
 
   get state(): SidecarState {
     return this.currentState;
@@ -53,6 +61,17 @@ export class Sidecar implements vscode.Disposable {
   /** Why the server is not running, when it failed. */
   get failure(): string | undefined {
     return this.failureText;
+  }
+
+  /** How the server was started last (undefined: no Python found, or not started yet): the
+   * palette's Deja commands run `deja …` the same way. */
+  get launch(): Launch | undefined {
+    return this.currentLaunch;
+  }
+
+  /** The status bar text for the failure, when it has its own (no Python found). */
+  get failureStatus(): string | undefined {
+    return this.failureStatusText;
   }
 
   /** A line in the Deja output (the channel stamps the time). */
@@ -130,12 +149,21 @@ export class Sidecar implements vscode.Disposable {
   private async doStart(generation: number): Promise<LanguageClient | undefined> {
     this.setState("starting");
     this.failureText = undefined;
-    const launch = await serverCommand((line) => this.log(line));
+    this.failureStatusText = undefined;
+    this.currentLaunch = undefined;
+    const resolution = await serverCommand((line) => this.log(line), bundle(this.extensionPath));
     if (generation !== this.generation) {
       return undefined;
     }
+    if ("noPython" in resolution) {
+      this.fail(resolution.noPython, NO_PYTHON_STATUS);
+      return undefined;
+    }
+    const launch = resolution.launch;
+    this.currentLaunch = launch;
     const initialization = initializationOptions();
-    this.log(`starting the server (from ${launch.source}): ${commandLine(launch.argv)}`);
+    const pythonPath = launch.pythonPath !== undefined ? `PYTHONPATH=${commandLine([launch.pythonPath])} ` : "";
+    this.log(`starting the server (from ${launch.source}): ${pythonPath}${commandLine(launch.argv)}`);
     this.log(`initializationOptions: ${JSON.stringify(initialization)}`);
     this.watchInterpreter(launch);
 
@@ -234,8 +262,9 @@ export class Sidecar implements vscode.Disposable {
   }
 
   /** One notification per distinct failure (until the settings change or the user restarts). */
-  private fail(message: string): void {
+  private fail(message: string, status?: string): void {
     this.failureText = message;
+    this.failureStatusText = status;
     this.output.error(message);
     this.setState("failed");
     if (this.shownFailure === message) {
@@ -253,8 +282,12 @@ export class Sidecar implements vscode.Disposable {
       this.output.show(true);
       return;
     }
-    void vscode.window.showErrorMessage(message, "Open Settings", "Show Output").then((choice) => {
-      if (choice === "Open Settings") {
+    const noPython = this.failureStatusText !== undefined;
+    const actions = noPython ? ["Download Python", "Open Settings", "Show Output"] : ["Open Settings", "Show Output"];
+    void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
+      if (choice === "Download Python") {
+        void vscode.env.openExternal(vscode.Uri.parse("https://www.python.org/downloads/"));
+      } else if (choice === "Open Settings") {
         void vscode.commands.executeCommand("workbench.action.openSettings", "deja.server");
       } else if (choice === "Show Output") {
         this.output.show(true);
@@ -265,10 +298,11 @@ export class Sidecar implements vscode.Disposable {
   private watchInterpreter(launch: Launch): void {
     this.interpreterWatch?.dispose();
     this.interpreterWatch = undefined;
-    if (launch.source !== "Python extension") {
-      return;
+    if (launch.source === "Python extension") {
+      this.interpreterWatch = onInterpreterChange(() => void this.restart("the Python extension selected another interpreter"));
+    } else if (launch.source === "Python Environments extension") {
+      this.interpreterWatch = onEnvironmentChange(() => void this.restart("the Python Environments extension chose another environment"));
     }
-    this.interpreterWatch = onInterpreterChange(() => void this.restart("the Python extension selected another interpreter"));
   }
 
   dispose(): void {

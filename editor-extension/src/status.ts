@@ -54,7 +54,7 @@ export class StatusItem implements vscode.Disposable {
       this.item.command = Commands.showOutput;
       this.item.backgroundColor = undefined;
     } else if (state === "failed" || state === "stopped") {
-      this.item.text = "$(error) Deja";
+      this.item.text = this.sidecar.failureStatus ?? "$(error) Deja";
       this.item.tooltip = `${this.sidecar.failure ?? "Deja's server is not running."} Click for what to do.`;
       this.item.command = Commands.showServerProblem;
       this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");

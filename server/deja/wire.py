@@ -10,12 +10,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from deja.index import Tombstone
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
     Claim,
     FileEvent,
+    FilesResult,
+    FixResult,
+    FixStep,
     Hit,
     SessionSummary,
     SessionView,
@@ -25,6 +27,8 @@ from deja.query import (
 from deja.units import iso_time
 
 if TYPE_CHECKING:
+    from deja.doctor import Check
+    from deja.index import Tombstone
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
@@ -58,6 +62,12 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "score": hit.score,
         "meaning_only": hit.meaning_only,
     }
+
+
+def team_hit_json(hit: Hit, member: str) -> dict[str, Any]:
+    """A team search hit: the local hit's shape plus who pushed it (`deja search --team`, the
+    sidecar's scope "team")."""
+    return {**hit_json(hit), "member": member}
 
 
 def session_json(summary: SessionSummary) -> dict[str, Any]:
@@ -152,10 +162,104 @@ def placed_event_json(event: FileEvent, spans: Mapping[int, dict[str, Any]]) -> 
     }
 
 
+def check_json(check: Check) -> dict[str, Any]:
+    """One finding of `deja doctor`: `fix` null when all is well; its facts (paths, unreadable
+    files with their reasons) beside the four fields every renderer reads."""
+    return {
+        **check.data,
+        "name": check.name,
+        "ok": check.ok,
+        "detail": check.detail,
+        "fix": check.fix,
+    }
+
+
+def doctor_json(checks: Sequence[Check]) -> dict[str, Any]:
+    """`deja doctor --json`'s payload (in the envelope): `ok` when every check is."""
+    return {"ok": all(check.ok for check in checks), "checks": [check_json(c) for c in checks]}
+
+
 def stats_json(stats: Stats) -> dict[str, Any]:
     data = asdict(stats)
     data["last_pass"] = iso(stats.last_pass)
     return data
+
+
+# What fixed this before (`deja fix`, `deja/fix`) and the files a topic touched (`deja files`).
+
+
+def fix_step_json(step: FixStep) -> dict[str, Any]:
+    return {
+        "turn": step.turn,
+        "time": iso(step.time),
+        "role": step.role,
+        "tool": step.tool,
+        "what": step.what,
+        "status": step.status,
+        "exit_code": step.exit_code,
+    }
+
+
+def fix_json(result: FixResult) -> dict[str, Any]:
+    """Past failures best first; `fixed` false says plainly that a failure was never fixed, and
+    `confirmed` that a later run of the same command passed."""
+    return {
+        "error": result.error,
+        "total": result.total,
+        "notes": result.notes,
+        "failures": [
+            {
+                "session_id": f.session_id,
+                "title": f.title,
+                "workspace": f.workspace,
+                "project": f.project,
+                "turn": f.turn,
+                "time": iso(f.time),
+                "call": f.call,
+                "exit_code": f.exit_code,
+                "status": f.status,
+                "error": f.error,
+                "similarity": round(f.similarity, 3),
+                "attempts": f.attempts,
+                "fixed": f.fixed,
+                "confirmed": f.confirmed,
+                "steps": [fix_step_json(step) for step in f.steps],
+                "passed_by": fix_step_json(f.passed_by) if f.passed_by else None,
+                "same_fix": f.same_fix,
+            }
+            for f in result.failures
+        ],
+    }
+
+
+def files_json(result: FilesResult) -> dict[str, Any]:
+    return {
+        "topic": result.topic,
+        "sessions": result.sessions,
+        "total": result.total,
+        "files": [
+            {
+                "path": f.path,
+                "relative": f.relative,
+                "workspace": f.workspace,
+                "edits": f.edits,
+                "writes": f.writes,
+                "reads": f.reads,
+                "weight": f.weight,
+                "last": iso(f.last),
+                "sessions": [
+                    {
+                        "session_id": s.session_id,
+                        "title": s.title,
+                        "last_active": iso(s.last_active),
+                        "events": s.events,
+                    }
+                    for s in f.sessions
+                ],
+            }
+            for f in result.files
+        ],
+    }
 
 
 # Restore: both doors list and restore the same sessions; each sends the facts it documents.

@@ -1,13 +1,18 @@
 /** Which command starts the sidecar, how to print it, and what to tell the user when it fails.
  * Pure: no `vscode` import, unit-tested with node's test runner. */
 
-export type LaunchSource = "deja.server.command" | "deja.server.python" | "Python extension" | "PATH";
+export type LaunchSource = "deja.server.command" | "deja.server.python" | "Python Environments extension" | "Python extension" | "PATH";
 
 export interface Launch {
   argv: string[];
   source: LaunchSource;
   /** The Python interpreter, when the command is `<python> -m deja serve`. */
   python?: string;
+  /** PYTHONPATH for the server (the bundled libraries first), when it runs the bundled server. */
+  pythonPath?: string;
+  /** The interpreter as an argv prefix and its `major.minor`, when a Python runs `-m deja`. */
+  interpreter?: string[];
+  version?: string;
 }
 
 export interface LaunchSettings {
@@ -104,11 +109,13 @@ export function diagnose(launch: Launch, failure: StartFailure): string {
         ? "the `deja.server.python` setting"
         : launch.source === "Python extension"
           ? "the Python extension's selected interpreter"
-          : "`python3` on PATH";
+          : launch.source === "Python Environments extension"
+            ? "the Python Environments extension's environment"
+            : "PATH";
   if (failure.spawnError === "ENOENT") {
     return (
       `Deja: cannot start its server: \`${program}\` (from ${where}) was not found. ` +
-      "Set `deja.server.python` to a Python that has Deja installed (or `deja.server.command`)."
+      "Set `deja.server.python` to a Python 3.11 or newer (or `deja.server.command`)."
     );
   }
   if (failure.spawnError === "EACCES") {

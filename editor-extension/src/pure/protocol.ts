@@ -152,6 +152,78 @@ export interface RestoreResult {
   topic: string | null;
 }
 
+/** `deja/fix`: one edit or command a session ran after an error was last seen. */
+export interface FixStep {
+  turn: number;
+  time: string | null;
+  role: string;
+  tool: string | null;
+  what: string;
+  status: string | null;
+  exit_code: number | null;
+}
+
+/** A past failure with the same (or a close) error signature, and what made it go away. */
+export interface PastFailure {
+  session_id: string;
+  title: string;
+  workspace: string;
+  project: string;
+  turn: number;
+  time: string | null;
+  call: string;
+  exit_code: number | null;
+  status: string | null;
+  error: string;
+  similarity: number;
+  attempts: number;
+  /** false: the error was still there when that session ended. */
+  fixed: boolean;
+  /** A later run of the same command no longer showed it (`passed_by`). */
+  confirmed: boolean;
+  steps: FixStep[];
+  passed_by: FixStep | null;
+  same_fix: number;
+}
+
+export interface FixResult {
+  error: string;
+  total: number;
+  notes: string[];
+  failures: PastFailure[];
+  markdown: string;
+}
+
+export interface TouchingSession {
+  session_id: string;
+  title: string;
+  last_active: string | null;
+  events: number;
+}
+
+export interface TouchedFile {
+  path: string;
+  relative: string;
+  workspace: string;
+  edits: number;
+  writes: number;
+  reads: number;
+  weight: number;
+  last: string | null;
+  sessions: TouchingSession[];
+}
+
+/** `deja/files`: the files the sessions matching a topic touched, most worked-on first. */
+export interface FilesResult {
+  topic: string;
+  sessions: number;
+  total: number;
+  scope: string;
+  notes: string[];
+  files: TouchedFile[];
+  markdown: string;
+}
+
 /** `deja/indexChanged`: the sessions a pass added, re-read or marked deleted. */
 export interface IndexChanged {
   sessions: string[];
@@ -173,6 +245,8 @@ export const Methods = {
   fileHistory: "deja/fileHistory",
   forkCommand: "deja/forkCommand",
   restore: "deja/restore",
+  fix: "deja/fix",
+  files: "deja/files",
   indexChanged: "deja/indexChanged",
   storeStatus: "deja/storeStatus",
 } as const;
@@ -203,4 +277,8 @@ export const Commands = {
   refreshHistory: "deja.vscode.refreshHistory",
   restoreContext: "deja.vscode.restoreContext",
   copyRestore: "deja.vscode.copyRestore",
+  connectContinue: "deja.vscode.connectContinue",
+  disconnectContinue: "deja.vscode.disconnectContinue",
+  showDiagnostics: "deja.vscode.showDiagnostics",
+  whatFixedThis: "deja.vscode.whatFixedThis",
 } as const;

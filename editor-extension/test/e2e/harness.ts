@@ -2,7 +2,7 @@
  * with playwright-core and Debian's chromium. Paths come from scripts/setup-e2e.sh (env). */
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, readdirSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readdirSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -66,6 +66,8 @@ export interface Editor {
   /** code-server's user settings.json (VS Code reloads it when it changes). */
   userSettings: string;
   page: Page;
+  /** The "Deja" output channel's log file as it is now ("" before the extension wrote it). */
+  dejaLog(): string;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,16 @@ export interface Editor {
 export interface LaunchOptions {
   /** Install a stand-in for the Continue extension too. */
   withContinue?: boolean;
+  /** No `deja.*` setting at all: the store is where Continue keeps it (`~/.continue`). */
+  noDejaSettings?: boolean;
+  /** The PATH the extension host gets (after the stub `cn`'s folder), instead of the test's own. */
+  path?: string;
+  /** Names the kept logs (`code-server-<name>.log`, `deja-output-<name>.log`). */
+  name?: string;
+  /** User settings added to (or replacing) the defaults below. */
+  settings?: Record<string, unknown>;
+  /** Called with the fixture before code-server starts (more sessions, more files). */
+  prepare?: (fixture: Fixture) => void;
 }
 
 export async function launch(options: LaunchOptions = {}): Promise<Editor> {
@@ -88,7 +100,14 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   }
   mkdirSync(RESULTS, { recursive: true });
   const root = realpathSync(mkdtempSync(join(tmpdir(), "deja-e2e-")));
-  const fixture = makeFixture(root);
+  let fixture = makeFixture(root);
+  const home = join(root, "home");
+  mkdirSync(home);
+  if (options.noDejaSettings === true) {
+    renameSync(fixture.store, join(home, ".continue"));
+    fixture = { ...fixture, store: join(home, ".continue") };
+  }
+  options.prepare?.(fixture);
 
   // A stub `cn` first on PATH: records its argv and working directory.
   const bin = join(root, "bin");
@@ -103,12 +122,12 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   const userData = join(root, "user-data");
   const extensions = join(root, "extensions");
   mkdirSync(join(userData, "User"), { recursive: true });
+  const dejaSettings = options.noDejaSettings === true ? {} : { "deja.server.python": python, "deja.continueRoot": fixture.store };
   writeFileSync(
     join(userData, "User", "settings.json"),
     JSON.stringify(
       {
-        "deja.server.python": python,
-        "deja.continueRoot": fixture.store,
+        ...dejaSettings,
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": false,
         "workbench.enableExperiments": false,
@@ -133,6 +152,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
         "terminal.integrated.shellIntegration.enabled": false,
         "window.restoreWindows": "none",
         "workbench.colorTheme": "Default Dark Modern",
+        ...options.settings,
       },
       undefined,
       2,
@@ -141,9 +161,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
 
   // VS Code's server takes PATH from the user's login shell (`$SHELL -ilc`), for the extension
   // host and the terminals alike: a home of our own whose profile puts the stub first.
-  const home = join(root, "home");
-  mkdirSync(home);
-  const profile = `export PATH="${bin}:$PATH"\n`;
+  const profile = `export PATH="${bin}:${options.path ?? "$PATH"}"\n`;
   writeFileSync(join(home, ".profile"), profile);
   writeFileSync(join(home, ".bashrc"), profile);
   const env: NodeJS.ProcessEnv = {
@@ -178,7 +196,8 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   }
 
   const port = await freePort();
-  const serverLog = join(RESULTS, options.withContinue === true ? "code-server-with-continue.log" : "code-server.log");
+  const logName = options.name ?? (options.withContinue === true ? "with-continue" : undefined);
+  const serverLog = join(RESULTS, logName !== undefined ? `code-server-${logName}.log` : "code-server.log");
   const server: ChildProcess = spawn(
     codeServer,
     [
@@ -219,7 +238,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
       }
     }
     writeFileSync(serverLog, serverOutput);
-    copyDejaLog(userData, options.withContinue === true ? "deja-output-with-continue.log" : "deja-output.log");
+    copyDejaLog(userData, logName !== undefined ? `deja-output-${logName}.log` : "deja-output.log");
     if (process.env.DEJA_E2E_KEEP === undefined) {
       rmSync(root, { recursive: true, force: true });
     }
@@ -244,7 +263,11 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(fixture.workspace)}`);
     await page.waitForSelector(".monaco-workbench", { timeout: 60_000 });
-    return { root, fixture, cnLog, continueLog, userSettings: join(userData, "User", "settings.json"), page, close };
+    const dejaLog = () => {
+      const found = findDejaLogs(userData);
+      return found.length > 0 ? readFileSync(found[found.length - 1], "utf8") : "";
+    };
+    return { root, fixture, cnLog, continueLog, userSettings: join(userData, "User", "settings.json"), page, dejaLog, close };
   } catch (error) {
     await close();
     throw error;
@@ -367,6 +390,13 @@ export async function reset(page: Page): Promise<void> {
 /** The extension's "Deja" output channel (a log channel: `exthost/deja.deja/Deja.log`), kept
  * next to the screenshots. */
 function copyDejaLog(userData: string, name: string): void {
+  const found = findDejaLogs(userData);
+  if (found.length > 0) {
+    copyFileSync(found[found.length - 1], join(RESULTS, name));
+  }
+}
+
+function findDejaLogs(userData: string): string[] {
   const found: string[] = [];
   const walk = (folder: string) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -380,20 +410,18 @@ function copyDejaLog(userData: string, name: string): void {
   };
   try {
     walk(join(userData, "logs"));
-    if (found.length > 0) {
-      copyFileSync(found[found.length - 1], join(RESULTS, name));
-    }
   } catch {
-    // no logs
+    // no logs yet
   }
+  return found.sort();
 }
 
 /** Replaces the user settings through VS Code's JSON editor; returns once the file on disk holds
  * them. No Escape after saving: VS Code binds Escape to "hide notification toasts", and the change
  * may raise one (scenario 7) that must stay on screen. */
-export async function editUserSettings(page: Page, userSettings: string, settings: Record<string, unknown>): Promise<void> {
+export async function editUserSettings(page: Page, userSettings: string, settings: Record<string, unknown>, marker = "deja.continueRoot"): Promise<void> {
   await runCommand(page, "Preferences: Open User Settings (JSON)");
-  const editor = page.locator(".monaco-editor", { has: page.locator(".view-line", { hasText: "deja.continueRoot" }) }).last();
+  const editor = page.locator(".monaco-editor", { has: page.locator(".view-line", { hasText: marker }) }).last();
   await editor.waitFor({ state: "visible" });
   await editor.locator(".view-lines").click();
   await page.keyboard.press("Control+A");

@@ -41,7 +41,7 @@ void test("command lines are shell-quoted exactly", () => {
 
 void test("a missing program names the setting to fix", () => {
   const message = diagnose(resolveLaunch({}), { spawnError: "ENOENT", stderr: "" });
-  assert.match(message, /`python3` \(from `python3` on PATH\) was not found/);
+  assert.match(message, /`python3` \(from PATH\) was not found/);
   assert.match(message, /deja\.server\.python/);
 });
 

@@ -17,7 +17,10 @@ import {
   turnLabel,
 } from "../../src/pure/format";
 import { forkPlan } from "../../src/pure/fork";
+import { fixedBefore, fixHint } from "../../src/pure/fixThis";
 import type {
+  FilesResult,
+  FixResult,
   FileHistoryResult,
   ForkCommandResult,
   IndexChanged,
@@ -30,6 +33,8 @@ import type {
 import { copyTextOf, restorePath } from "../../src/pure/restore";
 import { parseStoreStatus, storeProblemLook } from "../../src/pure/storeStatus";
 import fileHistoryFixture from "../fixtures/protocol/fileHistory.json";
+import filesFixture from "../fixtures/protocol/files.json";
+import fixFixture from "../fixtures/protocol/fix.json";
 import forkCommandFixture from "../fixtures/protocol/forkCommand.json";
 import indexChangedFixture from "../fixtures/protocol/indexChanged.json";
 import restoreListingFixture from "../fixtures/protocol/restore-listing.json";
@@ -168,4 +173,19 @@ void test("deja/storeStatus parses as the status bar's look", () => {
   assert.deepEqual(refused, refusedRaw);
   assert.equal(refused === undefined ? undefined : storeProblemLook(refused)?.text, "$(warning) Deja: store missing");
   assert.deepEqual(parseStoreStatus(appliedRaw), appliedRaw);
+});
+
+void test("deja/fix results: a failure never fixed offers no hint", () => {
+  const result = typed<FixResult>()(fixFixture);
+  assert.equal(result.error, "ModuleNotFoundError: No module named 'yaml'");
+  assert.equal(result.failures[0].fixed, false);
+  assert.equal(fixedBefore(result), undefined);
+  assert.equal(fixHint(result, "pip install pyyaml"), undefined);
+  assert.ok(result.markdown.includes("never fixed in that session"));
+});
+
+void test("deja/files results list the most worked-on file first", () => {
+  const result = typed<FilesResult>()(filesFixture);
+  assert.deepEqual(result.files.map((file) => file.relative), ["src/config.py", "CHANGELOG.md"]);
+  assert.equal(result.files[0].sessions[0].session_id, EDIT_SESSION);
 });

@@ -7,18 +7,19 @@ import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
-
-import orjson
+from typing import TYPE_CHECKING, Any, Protocol
 
 from deja.errors import DejaError
-from deja.index import PassReport
 from deja.query import History, QueryError
 from deja.query.since import parse_since
 from deja.wire import JSON_SCHEMA
 
+from .. import jsonlib
 from . import render
 from .progress import ProgressBar
+
+if TYPE_CHECKING:
+    from deja.index import PassReport
 
 
 class CliError(DejaError):
@@ -83,7 +84,10 @@ def run_pass(
 
 def implicit_pass(history: History) -> None:
     """The pass a command runs before it answers. A store that was not applied (missing or
-    emptied) is said once on stderr; the answer comes from the index as it is."""
+    emptied) is said once on stderr; the answer comes from the index as it is. A store the
+    last pass saw as it is now needs none (what keeps `deja search` quick)."""
+    if history.store_unchanged():
+        return
     report = run_pass(history, quiet=True)
     if report.refused is not None:
         print(f"deja: note: {report.refused.message}; answering from the index", file=sys.stderr)
@@ -99,10 +103,7 @@ def ensure_store(history: History) -> None:
 
 def envelope(command: str | None, **payload: Any) -> bytes:
     return (
-        orjson.dumps(
-            {"schema": JSON_SCHEMA, "command": command, **payload}, option=orjson.OPT_INDENT_2
-        )
-        + b"\n"
+        jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
     )
 
 

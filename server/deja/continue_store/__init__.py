@@ -1,17 +1,59 @@
-"""The reader: Continue's history store → typed records. Knows Continue; nothing else does."""
+"""The reader: Continue's history store → typed records. Knows Continue; nothing else does.
 
-from .parse import SessionError, is_safe_file_id, parse_session
-from .records import ROLES, Diagnostic, Hunk, Item, ListEntry, Record, Role, Session
-from .store import (
-    SessionRead,
-    SessionRef,
-    StoreListing,
-    StoreRead,
-    list_store,
-    read_session,
-    read_store,
-    resolve_root,
-)
+Names load on first use (PEP 562): a door that needs one module of the reader does not pay
+for all of them at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .parse import SessionError, is_safe_file_id, parse_session
+    from .records import ROLES, Diagnostic, Hunk, Item, ListEntry, Record, Role, Session
+    from .store import (
+        SessionRead,
+        SessionRef,
+        StoreListing,
+        StoreRead,
+        list_store,
+        read_session,
+        read_store,
+        resolve_root,
+    )
+
+_WHERE = {
+    "Diagnostic": ".records",
+    "Hunk": ".records",
+    "Item": ".records",
+    "ListEntry": ".records",
+    "ROLES": ".records",
+    "Record": ".records",
+    "Role": ".records",
+    "Session": ".records",
+    "SessionError": ".parse",
+    "SessionRead": ".store",
+    "SessionRef": ".store",
+    "StoreListing": ".store",
+    "StoreRead": ".store",
+    "is_safe_file_id": ".parse",
+    "list_store": ".store",
+    "parse_session": ".parse",
+    "read_session": ".store",
+    "read_store": ".store",
+    "resolve_root": ".store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ROLES",

@@ -8,8 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from .. import jsonlib
 from .content import MAX_MESSAGE_CHARS, clean_text, clip, content_text
 from .records import Item, ListEntry, Record, Role, Session, Source
 from .times import parse_date_created, turn_time
@@ -30,11 +29,11 @@ class SessionError(ValueError):
 
 
 def decode_json(data: bytes) -> Any:
-    """orjson first; the stdlib for what orjson refuses but JSON allows (huge integers, lone
-    surrogate escapes) and for invalid UTF-8, which is replaced rather than fatal."""
+    """orjson's strict rules first (`jsonlib`); the stdlib for what they refuse but JSON allows
+    (huge integers, lone surrogate escapes) and for invalid UTF-8, replaced rather than fatal."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as fast_error:
+        return jsonlib.loads(data)
+    except jsonlib.JSONDecodeError as fast_error:
         try:
             return json.loads(data.decode("utf-8", "replace"))
         except RecursionError:

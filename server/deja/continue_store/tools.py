@@ -7,8 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
+from .. import jsonlib
 from .content import MAX_ARGS_CHARS, MAX_OUTPUT_CHARS, clean_text, clip
 from .records import Hunk, Record
 from .workspace import resolve_tool_path
@@ -63,8 +62,8 @@ def tool_arguments(state: dict[str, Any]) -> tuple[dict[str, Any], str]:
         return parsed, raw
     if raw:
         try:
-            loaded = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            loaded = jsonlib.loads(raw)
+        except jsonlib.JSONDecodeError:
             return {}, raw
         if isinstance(loaded, dict):
             return loaded, raw
@@ -146,7 +145,7 @@ def json_text(value: object) -> str:
     """Compact JSON of already-parsed data; stdlib fallback for what orjson refuses (huge ints,
     lone surrogates)."""
     try:
-        return orjson.dumps(value).decode()
+        return jsonlib.dumps(value).decode()
     except TypeError:
         return clean_text(json.dumps(value, ensure_ascii=False, default=str))
 

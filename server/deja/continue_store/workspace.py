@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from urllib.parse import unquote
@@ -35,6 +36,19 @@ def normalize_workspace(value: object) -> str:
     return stripped if len(stripped) >= len(root) else root
 
 
+def is_windows_path(path: str) -> bool:
+    """A drive (`C:\\…`, `c:/…`) or UNC (`\\\\server\\share`) path: absolute on every system."""
+    return bool(_DRIVE.match(path)) or path.startswith("\\\\")
+
+
+def absolute_path(path: str, cwd: str) -> str:
+    """`path` as the index compares it: a file:// URI or a Windows path as it is (on any system:
+    the editor may run on Windows while the path is checked elsewhere), else joined to `cwd`."""
+    if path.lower().startswith("file://") or is_windows_path(path):
+        return normalize_workspace(path)
+    return normalize_workspace(os.path.normpath(os.path.join(cwd, path)))
+
+
 def project_name(workspace: str) -> str:
     """The workspace's last folder name (`/home/u/proj` → `proj`)."""
     if not workspace:
@@ -48,11 +62,13 @@ def resolve_tool_path(path: str, workspace: str) -> str:
     path = path.strip()
     if not path:
         return ""
-    if path.lower().startswith("file://"):
+    if path.lower().startswith("file://") or _DRIVE.match(path) or path.startswith("\\\\"):
+        # Windows paths compare as the workspaces do: `/` separators, the drive in lower case.
         return normalize_workspace(path)
-    path = path.replace("\\", "/") if _DRIVE.match(path) else path
-    if path.startswith("/") or _DRIVE.match(path) or not workspace:
+    if path.startswith("/") or not workspace:
         return posixpath.normpath(path) if path.startswith("/") else path
+    if _DRIVE.match(workspace) or workspace.startswith("//"):
+        path = path.replace("\\", "/")  # only on Windows is a backslash a separator
     return posixpath.normpath(posixpath.join(workspace, path))
 
 

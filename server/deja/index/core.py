@@ -4,19 +4,24 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deja.continue_store.workspace import normalize_workspace
 
-from . import tombstones
+from . import store_stamp
+from .lock import LOCK_NAME, writer_lock
 from .recovery import open_index
-from .refresh import PassReport, Progress, run_pass
 from .schema import DB_NAME, prepare_home
-from .tombstones import Tombstone
+
+if TYPE_CHECKING:
+    from .refresh import PassReport, Progress
+    from .tombstones import Tombstone
+
+# The pass and the tombstones (the reader, the ingest) load when first used: a search over an
+# unchanged store needs neither (start-up cost).
 
 
 class Index:
@@ -37,13 +42,8 @@ class Index:
     @contextlib.contextmanager
     def writer(self) -> Iterator[None]:
         """One writer across processes (CLI and sidecar share DEJA_HOME)."""
-        fd = os.open(self.home / "index.lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with writer_lock(self.home / LOCK_NAME):
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -60,29 +60,42 @@ class Index:
     def tombstones(self) -> list[Tombstone]:
         """What was forgotten, oldest first (sessions left out with their workspace are the
         workspace's)."""
+        from . import tombstones
+
         return tombstones.list_tombstones(self.db)
 
     def workspace_sessions(self, directory: str) -> list[str]:
         """The indexed sessions of a workspace: those in it or in a folder inside it. Raises
         `NotIndexed` (saying why) when there are none."""
+        from . import tombstones
+
         return tombstones.workspace_sessions(self.db, directory)
 
     def forget_session(self, session_id: str) -> None:
+        from . import tombstones
+
         with self.writer(), self.transaction() as db:
             tombstones.forget_one(db, session_id)
+            store_stamp.clear(db)
 
     def forget_workspace(self, directory: str) -> int:
+        from . import tombstones
+
         workspace = normalize_workspace(directory)
         with self.writer(), self.transaction() as db:
+            store_stamp.clear(db)
             return tombstones.forget_workspace(db, workspace)
 
     def undo_forget(self, session_or_workspace: str, directory: str | None = None) -> Tombstone:
         """Remove one tombstone so the next pass indexes what Continue's store still holds of
         it. `session_or_workspace`: a forgotten session id (or 8+ characters of one) or a
         forgotten workspace; `directory`: the same as an absolute path, when it is one."""
+        from . import tombstones
+
         tomb = tombstones.find_tombstone(self.tombstones(), session_or_workspace, directory)
         with self.writer(), self.transaction() as db:
             tombstones.remove_tombstone(db, tomb)
+            store_stamp.clear(db)
         return tomb
 
     # Passes ---------------------------------------------------------------------------------
@@ -99,6 +112,12 @@ class Index:
         A store folder that is missing or unreadable, or that lists no session file while the
         index holds live sessions (unless `accept_empty`), is not applied: the report says why
         in `refused` and the index is left as it was."""
+        from .refresh import run_pass
+
         return run_pass(
             self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
         )
+
+    def store_unchanged(self) -> bool:
+        """The store is as the last whole pass saw it: by stat alone, no file read."""
+        return store_stamp.unchanged(self.db, self.root, self.exclude_path)

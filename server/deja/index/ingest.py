@@ -6,11 +6,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-import orjson
-
 from deja.continue_store import Item, Record, Session
 from deja.continue_store.parse import title_from_message
 
+from .. import jsonlib
 from .forks import unlink_forgotten
 from .tokens import identifier_parts
 from .turn_times import Observed, observed, turn_times
@@ -31,7 +30,7 @@ def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
 def _hunks_json(record: Record) -> str | None:
     if not record.hunks:
         return None
-    return orjson.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
+    return jsonlib.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
 
 
 def _insert_records(

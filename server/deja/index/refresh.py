@@ -1,5 +1,5 @@
-"""A pass: re-read only sessions whose file changed, commit each in its own transaction, mark
-the ones gone from the store deleted, and keep what compaction took away."""
+"""A pass: re-read only sessions whose file changed, commit them whole, many per transaction
+(`batch.py`), mark the ones gone from the store deleted, and keep what compaction took away."""
 
 from __future__ import annotations
 
@@ -15,17 +15,20 @@ from deja.continue_store.store import SessionFile, read_session_list, scan_sessi
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
 
+from .batch import CommitBatch
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
 from .refusal import StoreRefusal, store_refusal
+from .store_stamp import RACY_WINDOW_NS, listing_time, stamp_of
+from .store_stamp import record as record_stamp
+from .store_stamp import recorded as recorded_stamp
 from .tombstones import SWEPT, bury, forgotten
 
 if TYPE_CHECKING:
     from .core import Index
 
 Progress = Callable[[int, int], None]
-RACY_WINDOW_NS = 100_000_000
 # A session's size, mtime and deleted flag as the index holds them.
 Known = dict[str, tuple[int, int, int]]
 
@@ -57,6 +60,7 @@ def run_pass(
     cap = settings.max_session_bytes()
     redact = settings.redact_secrets()
     report = PassReport()
+    listed_at = listing_time()
     files, scan_notes = scan_session_files(index.root)
     report.notes.extend(scan_notes)
     with index.writer():
@@ -85,24 +89,46 @@ def run_pass(
                 SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
                 for f in changed
             ]
-        for done, ref in enumerate(todo, 1):
-            read = read_session(ref, redact_secrets=redact, max_bytes=cap)
-            _refresh_one(index, ref, read, dead_workspaces, exclude, report, embed=embed)
-            if progress:
-                progress(done, len(todo))
+        batch = CommitBatch(index.db)
+        try:
+            for done, ref in enumerate(todo, 1):
+                read = read_session(ref, redact_secrets=redact, max_bytes=cap)
+                _refresh_one(batch, ref, read, dead_workspaces, exclude, report, embed=embed)
+                if progress:
+                    progress(done, len(todo))
+        finally:
+            batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)
         if report.changed_ids or not forks_derived(index.db):
             with index.transaction() as db:
                 moved = link_forks(db, report.changed_ids)
             report.changed_ids.extend(sid for sid in moved if sid not in report.changed_ids)
-        if report.changed or report.deleted or rebuild:
+        stamp = _stamp(index, files, scan_notes, only, listed_at)
+        restamp = only is None and stamp != recorded_stamp(index.db)
+        if report.changed or report.deleted or rebuild or restamp:
             # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
             with index.transaction() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('last_pass', ?)", (str(time.time()),)
                 )
+                if only is None:
+                    record_stamp(db, stamp)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stamp(
+    index: Index,
+    files: list[SessionFile] | None,
+    scan_notes: list[Diagnostic],
+    only: set[str] | None,
+    listed_at: int,
+) -> str | None:
+    """The listing's stamp when the pass saw the whole store and nothing odd in it."""
+    if files is None or only is not None or scan_notes:
+        return None
+    listing = ((f.id, f.size, f.mtime_ns) for f in files)
+    return stamp_of(index.root, index.exclude_path, listing, listed_at)
 
 
 def _changed_files(
@@ -189,7 +215,7 @@ def _apply_exclude_list(index: Index, report: PassReport) -> ExcludeList:
 
 
 def _refresh_one(
-    index: Index,
+    batch: CommitBatch,
     ref: SessionRef,
     read: SessionRead,
     dead_workspaces: list[str],
@@ -203,7 +229,7 @@ def _refresh_one(
         report.errors.extend(read.diagnostics)
         if read.diagnostics and time.time_ns() - ref.mtime_ns >= RACY_WINDOW_NS:
             # Not being written right now: leave it alone until the file changes.
-            with index.transaction() as db:
+            with batch.session() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)",
                     (
@@ -218,18 +244,18 @@ def _refresh_one(
     report.notes.extend(read.diagnostics)
     session = read.session
     if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
-        with index.transaction() as db:
+        with batch.session() as db:
             bury(db, SWEPT, session.id)
         return
     if exclude.excludes(session.workspace):
-        with index.transaction() as db:
+        with batch.session() as db:
             forget_session(db, session.id)
             db.execute(
                 "INSERT OR REPLACE INTO excluded VALUES (?,?,?)",
                 (session.id, session.size, session.mtime_ns),
             )
         return
-    with index.transaction() as db:
+    with batch.session() as db:
         db.execute("DELETE FROM unreadable WHERE id = ?", (session.id,))
         kept = ingest_session(db, session)
         if kept is not None:

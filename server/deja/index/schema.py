@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_session ON records(session_id, turn);
 CREATE INDEX IF NOT EXISTS records_path ON records(path, role) WHERE path IS NOT NULL;
+-- failed calls (`deja fix` reads only these); created on the next open of an older index
+CREATE INDEX IF NOT EXISTS records_failed ON records(session_id, turn)
+    WHERE status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0);
 -- Text lives only here: `body` is the record's text, `parts` the extra tokens that make code
 -- identifiers searchable by their pieces (parseConfig → parse config).
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(

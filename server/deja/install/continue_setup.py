@@ -78,7 +78,8 @@ def launcher(argv0: str | None = None) -> tuple[str, list[str]]:
     """How Continue should start this very Deja: the `deja` script that is running, by absolute
     path, else this Python with `-m deja`."""
     script = argv0 if argv0 is not None else sys.argv[0]
-    if os.path.basename(script) == "deja" and os.access(script, os.X_OK):
+    # `deja.exe` is the script pipx, uv and pip write on Windows.
+    if os.path.basename(script).lower() in ("deja", "deja.exe") and os.access(script, os.X_OK):
         return os.path.abspath(script), ["mcp"]
     return sys.executable, ["-m", "deja", "mcp"]
 
@@ -135,8 +136,13 @@ def _read(path: Path) -> str | None:
         raise ConfigError(f"{path} is not UTF-8 text (byte {error.start})") from None
 
 
-def server_entry(command: str, args: list[str]) -> dict[str, object]:
-    return {"name": SERVER_NAME, "command": command, "args": args}
+def server_entry(
+    command: str, args: list[str], env: dict[str, str] | None = None
+) -> dict[str, object]:
+    entry: dict[str, object] = {"name": SERVER_NAME, "command": command, "args": args}
+    if env:  # the VS Code extension's bundled server: its libraries on PYTHONPATH
+        entry["env"] = env
+    return entry
 
 
 def prompt_entry() -> dict[str, object]:
@@ -171,7 +177,9 @@ def _edited_skill(root: Path) -> str:
     return f"kept {skill_path(root).relative_to(root)}: you edited it"
 
 
-def plan_install(root: Path, command: str, args: list[str]) -> Plan:
+def plan_install(
+    root: Path, command: str, args: list[str], *, env: dict[str, str] | None = None
+) -> Plan:
     """What installing changes; ConfigError (nothing to apply) when the config cannot be
     edited safely."""
     plan = Plan()
@@ -183,7 +191,7 @@ def plan_install(root: Path, command: str, args: list[str]) -> Plan:
     skeleton = load(after, name) is None  # missing, empty or only comments
     if skeleton:
         after = with_skeleton(before)
-    entries = (("mcpServers", server_entry(command, args)), ("prompts", prompt_entry()))
+    entries = (("mcpServers", server_entry(command, args, env)), ("prompts", prompt_entry()))
     if not any(_named(_items(after, key, name), str(e["name"])) for key, e in entries):
         # Not installed: what an earlier install recorded about the config no longer holds.
         record = InstallRecord(

@@ -16,6 +16,7 @@ from deja.index import StoreRefusal
 from deja.live_index import LiveIndex, LiveListener, ProgressReport
 
 from .context import DejaServer
+from .team import TeamPusher
 
 PROGRESS_TOKEN = "deja/indexing"
 KINDS = {
@@ -39,6 +40,7 @@ class SidecarListener(LiveListener):
     def __init__(self, ls: DejaServer, loop: asyncio.AbstractEventLoop) -> None:
         self.ls = ls
         self.loop = loop
+        self.pusher = TeamPusher(ls.options.deja_home, self.log) if ls.options.team_push else None
 
     def _soon(self, callback: Callable[..., Any], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
@@ -67,9 +69,13 @@ class SidecarListener(LiveListener):
         # Reports were queued on the loop before the pass returned, so they arrive first.
         end = types.WorkDoneProgressEnd(message=outcome)
         self._soon(self.ls.work_done_progress.end, PROGRESS_TOKEN, end)
+        if self.pusher:  # what changed while the sidecar was not running
+            self.pusher.request()
 
     def index_changed(self, session_ids: list[str]) -> None:
         self._soon(self.ls.index_changed, session_ids)
+        if self.pusher:
+            self.pusher.request()
 
     def store_status(self, refusal: StoreRefusal | None) -> None:
         self._soon(self.ls.store_status, refusal)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 ScopeName = Literal["workspace", "all"]
 SCOPES: tuple[ScopeName, ...] = ("workspace", "all")
-KNOWN = ("continueRoot", "dejaHome", "scope")
+KNOWN = ("continueRoot", "dejaHome", "scope", "teamPush")
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,8 @@ class ServerOptions:
     continue_root: Path | None = None
     deja_home: Path | None = None
     scope: ScopeName = "workspace"
+    # Push the shared workspaces to the team database after each pass that changed sessions.
+    team_push: bool = False
 
 
 def _path(raw: dict[str, Any], key: str, problems: list[str], *, must_exist: bool) -> Path | None:
@@ -58,5 +60,9 @@ def parse_options(raw: object) -> tuple[ServerOptions, list[str]]:
     if scope not in SCOPES:
         problems.append(f"scope {scope!r} is not one of {' or '.join(SCOPES)}")
         scope = "workspace"
+    team_push = raw.get("teamPush", False)
+    if not isinstance(team_push, bool):
+        problems.append(f"teamPush must be true or false, not {team_push!r}")
+        team_push = False
     messages = [f"initializationOptions: {problem}; using the default" for problem in problems]
-    return ServerOptions(continue_root, deja_home, scope), messages
+    return ServerOptions(continue_root, deja_home, scope, team_push), messages

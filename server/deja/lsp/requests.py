@@ -15,6 +15,7 @@ from .context import DejaServer
 from .documents import FileView
 from .errors import RequestError, guarded
 from .params import Params
+from .team import team_search_result
 
 SEARCH = "deja/search"
 SESSIONS = "deja/sessions"
@@ -120,6 +121,8 @@ def register(server: DejaServer) -> None:
     @guarded(SEARCH)
     async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SEARCH, params)
+        if parsed.text("scope") == "team":
+            return await team_search_result(parsed)
         history = await ls.history()
         return search_result(history, parsed, ls.scope(history, parsed.scope()))
 

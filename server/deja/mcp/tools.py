@@ -16,8 +16,9 @@ from typing import Any
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, QueryError, SearchQuery, UnknownSession
+from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
@@ -30,6 +31,8 @@ MAX_ANSWER_BYTES = 4096
 # A restore transcript is the one long answer (it replaces re-reading a whole session), but it
 # still must not flood the agent's context.
 MAX_RESTORE_BYTES = 24_000
+# The end of a long pasted output says what failed; the rest is not read.
+MAX_ERROR_CHARS = 64_000
 SNIPPET_CHARS = 300
 REQUEST_CHARS = 200
 DIFF_LINES = 10
@@ -55,7 +58,7 @@ TOOLS = (
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
-                "scope": {"type": "string", "enum": ["workspace", "all"]},
+                "scope": {"type": "string", "enum": ["workspace", "all", "team"]},
                 "since": {"type": "string", "description": "30m, 12h, 7d, 2w or 2026-11-01"},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 20},
             },
@@ -82,6 +85,16 @@ TOOLS = (
             "type": "object",
             "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
         },
+    ),
+    ToolSpec(
+        "deja_fix",
+        "What fixed this error in past sessions.",
+        {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
+    ),
+    ToolSpec(
+        "deja_files",
+        "Files past sessions on a topic touched.",
+        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
     ),
 )
 
@@ -231,6 +244,8 @@ class Recall:
             "deja_search": self.search,
             "deja_file_history": self.file_history,
             "deja_restore": self.restore,
+            "deja_fix": self.fix,
+            "deja_files": self.files,
         }
         handler = handlers.get(name)
         if handler is None:
@@ -243,10 +258,12 @@ class Recall:
     def search(self, arguments: dict[str, Any]) -> str:
         text = _text(arguments, "query", required=True)
         scope = arguments.get("scope", "workspace")
-        if scope not in ("workspace", "all"):
-            raise ToolError('scope must be "workspace" or "all"')
+        if scope not in ("workspace", "all", "team"):
+            raise ToolError('scope must be "workspace", "all" or "team"')
         limit = _limit(arguments, 8)
         since = _since(arguments)
+        if scope == "team":
+            return self.team_search(text, limit)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
@@ -260,6 +277,26 @@ class Recall:
             [hit_block(n, hit) for n, hit in enumerate(result.hits, 1)],
             notes,
             nothing_found(f"no past session matches {text!r} in {where}{hint}."),
+            "({n} more hits not shown: narrow the query)",
+        )
+
+    def team_search(self, text: str, limit: int) -> str:
+        """The team database's hits (`deja team`), each naming the member who pushed it."""
+        from deja.team.config import load_config, require_driver
+
+        require_driver()
+        from deja.team.search import team_search  # psycopg: only for the team scope
+
+        query = SearchQuery(text, limit=limit, count_all=False)
+        found, _ = team_search(load_config(), query)
+        blocks = []
+        for n, team_hit in enumerate(found, 1):
+            block = hit_block(n, team_hit.hit)
+            blocks.append([f"{block[0]} · by {team_hit.member}", *block[1:]])
+        return _fit(
+            blocks,
+            [],
+            nothing_found(f"no team session matches {text!r} in the projects you may read."),
             "({n} more hits not shown: narrow the query)",
         )
 
@@ -277,6 +314,30 @@ class Recall:
             notes,
             nothing_found(f"no past Continue session edited or wrote {path}{seen}."),
             "({n} more edits not shown: lower the limit)",
+        )
+
+    def fix(self, arguments: dict[str, Any]) -> str:
+        """Every workspace: an error is seldom one project's own."""
+        error = _text(arguments, "error", required=True)[-MAX_ERROR_CHARS:]
+        history, notes = self._history()
+        result = history.fix(error, Scope(), limit=8)
+        return _fit(
+            fix_blocks(result),
+            notes,
+            nothing_found(fix_nothing(result, "any workspace")),
+            "({n} more past failures not shown)",
+        )
+
+    def files(self, arguments: dict[str, Any]) -> str:
+        topic = _text(arguments, "topic", required=True)
+        history, notes = self._history()
+        choice = history.scope_for(cwd=self.cwd)
+        result = history.files(topic, choice.scope, limit=15)
+        return _fit(
+            files_blocks(result),
+            [*notes, *choice.notes],
+            nothing_found(files_nothing(result, choice.scope.label)),
+            "({n} more files not shown)",
         )
 
     def restore(self, arguments: dict[str, Any]) -> str:

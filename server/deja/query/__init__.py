@@ -1,6 +1,8 @@
 """Questions over the index: search, sessions, show, file history. One API for every front door."""
 
 from .blame import FileEvent, LineRange
+from .files import FilesResult, TouchedFile
+from .fix import FixResult, FixStep, PastFailure
 from .history import History
 from .provenance import Claim, LineError, Provenance, check_line
 from .query_syntax import QueryError
@@ -22,10 +24,14 @@ __all__ = [
     "SEARCH_ROLES",
     "Claim",
     "FileEvent",
+    "FilesResult",
+    "FixResult",
+    "FixStep",
     "History",
     "Hit",
     "LineError",
     "LineRange",
+    "PastFailure",
     "Provenance",
     "QueryError",
     "Scope",
@@ -35,6 +41,7 @@ __all__ = [
     "SessionSummary",
     "SessionView",
     "Stats",
+    "TouchedFile",
     "TurnRecord",
     "UnknownSession",
     "WorkspaceError",

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 import sqlite3
 from dataclasses import dataclass, field
 
-import orjson
-
-from deja.continue_store.workspace import normalize_workspace, relative_to_workspace
+from deja.continue_store.workspace import (
+    absolute_path,
+    normalize_workspace,
+    relative_to_workspace,
+)
 from deja.index.forks import own_records
 
+from .. import jsonlib
 from .rows import named
 from .scope import known_workspaces
 
@@ -83,8 +85,7 @@ def resolve_file(db: sqlite3.Connection, path: str, *, cwd: str) -> list[str]:
     then the same path relative to its workspace in any workspace, then the longest suffix any
     record has. `deja blame` and `deja search --file` both find files this way."""
     typed = normalize_workspace(path) if path.lower().startswith("file://") else path
-    here = normalize_workspace(cwd)
-    absolute = normalize_workspace(os.path.normpath(os.path.join(here, typed)))
+    absolute = absolute_path(path, normalize_workspace(cwd))
     relative = None
     for workspace in known_workspaces(db):
         candidate = relative_to_workspace(absolute, workspace)
@@ -124,7 +125,7 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
             path=row["path"],
             compacted=bool(row["compacted"]),
             request=row["request"] or "",
-            hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+            hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
         )
         for row in rows
     ]

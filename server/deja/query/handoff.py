@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 from dataclasses import dataclass
+from typing import Literal
 
 from deja.errors import DejaError
 
@@ -48,6 +49,30 @@ def check_id(value: str) -> str:
     return value
 
 
+Shell = Literal["posix", "powershell"]
+SHELLS: tuple[Shell, ...] = ("posix", "powershell")
+# PowerShell ends a single-quoted string at any of these, and reads each one doubled as itself.
+_PS_QUOTES = "'\u2018\u2019\u201a\u201b"
+
+
+def default_shell() -> Shell:
+    """PowerShell on Windows (its terminals' default), a POSIX shell everywhere else."""
+    return "powershell" if os.name == "nt" else "posix"
+
+
+def powershell_quote(word: str) -> str:
+    """A PowerShell verbatim string: nothing inside is expanded (`$`, backtick, `"`)."""
+    return "'" + "".join(c * 2 if c in _PS_QUOTES else c for c in word) + "'"
+
+
+def native_path(workspace: str) -> str:
+    """`c:/Users/x` → `C:\\Users\\x`, `//server/share` → `\\\\server\\share`: a normalized Windows
+    workspace as Windows writes it; any other path as it is."""
+    if re.match(r"[a-z]:/", workspace):
+        return workspace[0].upper() + workspace[1:].replace("/", "\\")
+    return workspace.replace("/", "\\") if workspace.startswith("//") else workspace
+
+
 def quote(word: str) -> str:
     """Single-quoted for a POSIX shell, always (shlex leaves safe words bare; a path the user
     reads is clearer with its quotes)."""
@@ -69,18 +94,24 @@ def _workspace(session: SessionSummary) -> str | None:
     return session.workspace if session.workspace and os.path.isdir(session.workspace) else None
 
 
-def resume(session: SessionSummary) -> Launch:
-    """`cd '<workspace>' && cn --fork <id>`; just `cn --fork <id>` when the folder is gone."""
+def resume(session: SessionSummary, shell: Shell = "posix") -> Launch:
+    """`cd '<workspace>' && cn --fork <id>` (PowerShell: `Set-Location -LiteralPath '<workspace>';
+    cn --fork <id>`); just `cn --fork <id>` when the folder is gone."""
     session_id = check_id(session.id)
     argv = ["cn", "--fork", session_id]
     workspace = _workspace(session)
     notes = [FORK_NOTE]
+    command = " ".join(argv)  # the id is plain: nothing to quote in either shell
     if workspace is None:
         notes.append(
             GONE_NOTE.format(workspace=session.workspace or "(none recorded)", what="the fork")
         )
-        return Launch(shlex.join(argv), argv, None, notes)
-    return Launch(f"cd {quote(workspace)} && {shlex.join(argv)}", argv, workspace, notes)
+        return Launch(command, argv, None, notes)
+    if shell == "powershell":
+        line = f"Set-Location -LiteralPath {powershell_quote(native_path(workspace))}; {command}"
+    else:
+        line = f"cd {quote(workspace)} && {command}"
+    return Launch(line, argv, workspace, notes)
 
 
 def handoff(session: SessionSummary, digest: str) -> Launch:

@@ -9,11 +9,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deja.continue_store import resolve_root
-from deja.index import Index, NotIndexed, PassReport, Progress, Recovery, Tombstone, default_home
+from deja import settings
+from deja.index import Index, default_home
 
 from . import blame
 from . import sessions as session_queries
+from .files import FilesResult, files_for_topic
+from .fix import FixResult, find_fixes
 from .fork import ForkCommand, fork_command
 from .provenance import Provenance
 from .provenance_match import provenance as line_provenance
@@ -22,6 +24,8 @@ from .search import SearchQuery, SearchResult, search
 from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
+    from deja.index import PassReport, Progress, Recovery, Tombstone
+
     from . import restore as restore_queries
 
 
@@ -29,7 +33,7 @@ class History:
     def __init__(
         self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
     ) -> None:
-        self.root = root or resolve_root()
+        self.root = root or settings.continue_root()
         self.home = home or default_home()
         self.index = Index(self.home, self.root, exclude_path)
         self.db = self.index.db
@@ -54,6 +58,10 @@ class History:
         return self.index.refresh(
             rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
         )
+
+    def store_unchanged(self) -> bool:
+        """True when the last pass saw the store as it is now (a pass would do nothing)."""
+        return self.index.store_unchanged()
 
     # Scope ----------------------------------------------------------------------------------
 
@@ -169,6 +177,15 @@ class History:
         were changed since (`provenance.py`). Pure: no query."""
         return line_provenance(events, document)
 
+    def fix(self, error: str, scope: Scope, limit: int = 10) -> FixResult:
+        """Past failures with the same or a close error signature as `error` (`deja fix`), each
+        with what made it go away in its session or `fixed=False`, best first."""
+        return find_fixes(self.db, error, scope, limit)
+
+    def files(self, topic: str, scope: Scope, limit: int = 20) -> FilesResult:
+        """The files the sessions matching `topic` edited, wrote or read (`deja files`)."""
+        return files_for_topic(self.db, topic, scope, limit)
+
     def most_edited_file(self) -> str:
         return blame.most_edited_file(self.db)
 
@@ -217,6 +234,8 @@ class History:
     @contextlib.contextmanager
     def _nothing_indexed(self) -> Iterator[None]:
         """The index's `NotIndexed` as the query layer's user error."""
+        from deja.index.tombstones import NotIndexed
+
         try:
             yield
         except NotIndexed as error:

@@ -7,7 +7,12 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from deja.continue_store.workspace import normalize_workspace, workspace_contains
+from deja.continue_store.workspace import (
+    absolute_path,
+    is_windows_path,
+    normalize_workspace,
+    workspace_contains,
+)
 from deja.errors import DejaError
 
 
@@ -89,11 +94,12 @@ def named_scope(db: sqlite3.Connection, given: str, cwd: str) -> Scope:
     path, the one workspace whose path ends with it (`myproj`, `work/myproj`); else the
     innermost workspace holding the folder."""
     known = known_workspaces(db)
-    as_path = given.lower().startswith("file://") or given.startswith(("/", ".", "~"))
-    if given.lower().startswith("file://"):
-        target = normalize_workspace(given)
-    else:
-        target = normalize_workspace(os.path.normpath(os.path.join(cwd, os.path.expanduser(given))))
+    as_path = (
+        given.lower().startswith("file://")
+        or given.startswith(("/", ".", "~"))
+        or is_windows_path(given)
+    )
+    target = absolute_path(os.path.expanduser(given), cwd)
     if any(workspace_contains(target, workspace) for workspace in known):
         return _within(known, target)
     if not as_path:

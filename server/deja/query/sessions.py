@@ -6,11 +6,10 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import orjson
-
 from deja.errors import DejaError
 from deja.index.forks import own_records
 
+from .. import jsonlib
 from .rows import named
 from .scope import Scope
 
@@ -54,7 +53,7 @@ SUMMARY_COLUMNS = (
 
 def summary_from_row(row: sqlite3.Row) -> SessionSummary:
     """A `SessionSummary` from a row of a `named` cursor that selected `SUMMARY_COLUMNS`."""
-    parent, parent_title, fork_turn = orjson.loads(row["fork"]) if row["fork"] else (None,) * 3
+    parent, parent_title, fork_turn = jsonlib.loads(row["fork"]) if row["fork"] else (None,) * 3
     return SessionSummary(
         id=str(row["id"]),
         title=str(row["title"]),
@@ -158,7 +157,7 @@ def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[Ses
         f"SELECT {SUMMARY_COLUMNS} FROM sessions"
         " WHERE id IN (SELECT value FROM json_each(?))"
         f" ORDER BY {NEWEST_FIRST}",
-        (orjson.dumps(list(session_ids)).decode(),),
+        (jsonlib.dumps(list(session_ids)).decode(),),
     )
     return [summary_from_row(row) for row in rows]
 
@@ -238,7 +237,7 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
                 exit_code=row["exit_code"],
                 output=row["output"],
                 args=row["args"],
-                hunks=[(h[0], h[1]) for h in orjson.loads(row["hunks"])] if row["hunks"] else [],
+                hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
                 compacted=bool(row["compacted"]),
             )
         )

@@ -14,6 +14,8 @@ NAMES: tuple[str, ...] = (
     "sessions",
     "show",
     "blame",
+    "fix",
+    "files",
     "stats",
     "forget",
     "restore",
@@ -23,6 +25,8 @@ NAMES: tuple[str, ...] = (
     "uninstall",
     "resume",
     "handoff",
+    "doctor",
+    "team",
 )
 
 

@@ -22,9 +22,19 @@ def add_parser(command: AddCommand) -> None:
         "--line", type=int, metavar="N", help="the edits that wrote line N (1-based) as it is now"
     )
     sub.add_argument("--limit", type=positive, default=50)
+    sub.add_argument(
+        "--team", action="store_true", help="PATH relative to its workspace, across members"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.team:
+        from deja.team.config import require_driver
+
+        require_driver()
+        from .. import team_search  # psycopg: only under --team
+
+        return team_search.blame(args)
     with opened_history() as history:
         return _answer(args, history)
 

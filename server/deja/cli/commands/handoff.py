@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import subprocess
 import sys
 
@@ -10,6 +12,8 @@ from deja.query.digest import build_digest
 from deja.query.handoff import Launch, handoff
 
 from ..common import AddCommand, CliError, envelope, implicit_pass, opened_history
+
+_PLAIN = re.compile(r"[\w.-]+")
 
 
 def add_parser(command: AddCommand) -> None:
@@ -37,12 +41,14 @@ def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
         else:
             print(plan.line)
         return 0
-    try:
-        return subprocess.run(plan.argv, cwd=plan.cwd, check=False).returncode
-    except FileNotFoundError:
-        raise CliError(
-            "cn is not on PATH (Continue's CLI: npm install -g @continuedev/cli)"
-        ) from None
+    # `which` finds npm's `cn.cmd` shim on Windows, where a bare name finds only `.exe` files.
+    program = shutil.which(plan.argv[0])
+    if program is None:
+        raise CliError("cn is not on PATH (Continue's CLI: npm install -g @continuedev/cli)")
+    if program.lower().endswith((".cmd", ".bat")) and not all(map(_PLAIN.fullmatch, plan.argv)):
+        # cmd.exe re-parses a batch file's arguments: no quoting keeps `&` or `%` in them inert.
+        raise CliError("cn is a batch file here; paste the printed line instead of --exec")
+    return subprocess.run([program, *plan.argv[1:]], cwd=plan.cwd, check=False).returncode
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,6 +15,11 @@ def add_parser(command: AddCommand) -> None:
         "install", "wire Deja into Continue: its MCP server, the /deja prompt and a skill"
     )
     add_target(sub)
+    sub.add_argument(
+        "--mcp-pythonpath",
+        metavar="PATHS",
+        help="start the MCP server with this PYTHONPATH (the VS Code extension's bundled Deja)",
+    )
 
 
 def add_target(sub: argparse.ArgumentParser) -> None:
@@ -66,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     root = resolve_root()
     command, command_args = launcher()
     try:
-        plan = plan_install(root, command, command_args)
+        env = {"PYTHONPATH": args.mcp_pythonpath} if args.mcp_pythonpath else None
+        plan = plan_install(root, command, command_args, env=env)
     except ConfigError as error:
         raise CliError(f"{error}; nothing was written") from None
     return report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from deja.query.handoff import check_id, resume
+from deja.query.handoff import SHELLS, check_id, default_shell, resume
 
 from ..common import AddCommand, implicit_pass, opened_history
 from .handoff import launch
@@ -14,6 +14,12 @@ def add_parser(command: AddCommand) -> None:
     sub = command("resume", "print `cd WORKSPACE && cn --fork ID` to continue a past session")
     sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
     sub.add_argument("--exec", action="store_true", help="run it, attached to this terminal")
+    sub.add_argument(
+        "--shell",
+        choices=SHELLS,
+        default=default_shell(),
+        help="the shell the printed line is for (default: powershell on Windows, else posix)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,5 +27,5 @@ def run(args: argparse.Namespace) -> int:
     with opened_history() as history:
         implicit_pass(history)
         summary = history.show(args.session_id).session
-    plan = resume(summary)
+    plan = resume(summary, args.shell)
     return launch(args, summary.id, plan)

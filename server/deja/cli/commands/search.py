@@ -38,9 +38,18 @@ def add_parser(command: AddCommand) -> None:
     sub.add_argument("--since", type=since, metavar="7d|2026-11-01")
     sub.add_argument("--limit", type=positive, default=10)
     sub.add_argument("--offset", type=positive, default=0)
+    sub.add_argument("--team", action="store_true", help="search the team database (deja team)")
+    sub.add_argument("--project", metavar="NAME", help="with --team: only this project")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.team:
+        from deja.team.config import require_driver
+
+        require_driver()
+        from .. import team_search  # psycopg: only under --team
+
+        return team_search.search(args)
     with opened_history() as history:
         return _answer(args, history)
 

@@ -9,10 +9,9 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import orjson
-
 import deja
 
+from ... import jsonlib
 from ..sessions import session_ids
 from .load import SessionState
 from .section import FORMAT_VERSION, LastUser
@@ -59,8 +58,8 @@ class SectionCache:
 
     def get(self, session_id: str, key: str) -> tuple[str, list[LastUser]] | None:
         try:
-            data = orjson.loads(self.path(session_id).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
+            data = jsonlib.loads(self.path(session_id).read_bytes())
+        except (OSError, jsonlib.JSONDecodeError):
             return None
         if not isinstance(data, dict) or data.get("key") != key:
             return None
@@ -68,7 +67,7 @@ class SectionCache:
 
     def put(self, session_id: str, key: str, text: str, users: Sequence[LastUser]) -> None:
         """Best effort: a cache that cannot be written only costs the next restore time."""
-        data = orjson.dumps(
+        data = jsonlib.dumps(
             {"key": key, "text": text, "users": [[u.time, u.turn, u.text] for u in users]}
         )
         target = self.path(session_id)

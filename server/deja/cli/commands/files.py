@@ -1,0 +1,52 @@
+"""`deja files TOPIC`: the files the sessions about a topic touched."""
+
+from __future__ import annotations
+
+import argparse
+
+from deja.fix_text import files_blocks, files_nothing
+from deja.query import History
+from deja.wire import files_json
+
+from ..common import (
+    AddCommand,
+    add_scope,
+    emit,
+    ensure_store,
+    implicit_pass,
+    opened_history,
+    positive,
+)
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("files", "the files the sessions matching a topic edited, wrote or read")
+    sub.add_argument("topic", nargs="+", metavar="TOPIC", help="words, as deja search takes them")
+    add_scope(sub)
+    sub.add_argument("--limit", type=positive, default=20)
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    ensure_store(history)
+    implicit_pass(history)
+    choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    result = history.files(" ".join(args.topic), choice.scope, limit=args.limit)
+
+    def lines() -> list[str]:
+        out = list(choice.notes)
+        if not result.files:
+            return [*out, files_nothing(result, choice.scope.label)]
+        out.append(f"{result.sessions} sessions match {result.topic!r}; the files they touched:")
+        for block in files_blocks(result):
+            out += block
+        if result.total > len(result.files):
+            out.append(f"showing {len(result.files)} of {result.total} files (use --limit)")
+        return out
+
+    emit(args, "files", lines, scope=choice.scope.label, notes=choice.notes, **files_json(result))
+    return 0

@@ -1,0 +1,95 @@
+"""The sidecar and the team database (`deja team`): `deja/search` with scope "team", searched
+on a worker thread so the event loop keeps answering, and, with the `teamPush` option, a push
+after each pass that changed sessions. psycopg loads on first use only."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deja import settings
+from deja.errors import DejaError
+from deja.index.schema import DB_NAME
+from deja.query import SearchQuery
+from deja.wire import team_hit_json
+
+from .params import Params
+
+MAX_PAGE = 500
+
+
+def _search(query: SearchQuery, project: str | None) -> list[dict[str, Any]]:
+    from deja.team.config import load_config, require_driver
+
+    require_driver()
+    from deja.team.search import TeamFilter, team_search
+
+    found, _ = team_search(load_config(), query, TeamFilter(project=project))
+    return [team_hit_json(team_hit.hit, team_hit.member) for team_hit in found]
+
+
+async def team_search_result(params: Params) -> dict[str, Any]:
+    query = SearchQuery(
+        text=params.required_text("query"),
+        role=params.role(),
+        limit=params.integer("limit", 20, low=1, high=MAX_PAGE),
+        offset=params.integer("offset", 0, high=1_000_000),
+        count_all=False,
+    )
+    hits = await asyncio.to_thread(_search, query, params.text("project"))
+    return {"query": query.text, "scope": "team", "approximate": False, "notes": [], "hits": hits}
+
+
+class TeamPusher:
+    """One push at a time on its own thread; requests made while one runs make one more."""
+
+    def __init__(self, home: Path | None, log: Callable[[str, int], None]) -> None:
+        self.home = home
+        self.log = log
+        self.lock = threading.Lock()
+        self.wanted = False
+        self.running = False
+
+    def request(self) -> None:
+        with self.lock:
+            self.wanted = True
+            if self.running:
+                return
+            self.running = True
+        threading.Thread(target=self._run, name="deja-team-push", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            with self.lock:
+                if not self.wanted:
+                    self.running = False
+                    return
+                self.wanted = False
+            self._push_once()
+
+    def _push_once(self) -> None:
+        from deja.index.exclude import load_exclude_list
+        from deja.team.config import load_config, require_driver
+
+        path = (self.home or settings.deja_home()) / DB_NAME
+        try:
+            require_driver()
+            from deja.team.push import push
+
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                report = push(db, load_config(), load_exclude_list())
+            finally:
+                db.close()
+        except DejaError as error:  # one line in the log; the next pass tries again
+            self.log(f"team push: {error.message}", logging.WARNING)
+            return
+        except Exception as error:  # a fault must not end the sidecar
+            self.log(f"team push failed: {error!r}", logging.ERROR)
+            return
+        self.log(f"team push: {report.sent} sessions sent, {report.erased} erased", logging.INFO)
