@@ -1,5 +1,5 @@
-/** Deja: Restore Context — `deja/restore` shown as a read-only `deja-restore:` markdown document
- * with a Copy button (editor title) for the plain transcript. */
+/** Deja: Restore Context — `deja/restore` shown as a read-only plain-text `deja-restore:` document,
+ * exactly the transcript `deja restore` prints, with a Copy button (editor title) for the same bytes. */
 
 import * as vscode from "vscode";
 import { Methods, type RestoreResult } from "./pure/protocol";
@@ -19,7 +19,8 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.results.get(uri.toString())?.markdown ?? "# Restore Context\n\nThis restore is no longer in memory: run **Deja: Restore Context** again.\n";
+    const result = this.results.get(uri.toString());
+    return result !== undefined ? copyTextOf(result).text : "This restore is no longer in memory: run Deja: Restore Context again.\n";
   }
 
   /** Asks for the selection (unless given), restores, opens the result. */
@@ -49,8 +50,8 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
       this.results.delete(key);
     }
     const document = await vscode.workspace.openTextDocument(uri);
-    if (document.languageId !== "markdown") {
-      await vscode.languages.setTextDocumentLanguage(document, "markdown");
+    if (document.languageId !== "plaintext") {
+      await vscode.languages.setTextDocumentLanguage(document, "plaintext");
     }
     return vscode.window.showTextDocument(document, { preview: false });
   }

@@ -68,14 +68,10 @@ export function plainSnippet(snippet: string): string {
   return oneLine(snippet.replace(/\*\*/g, ""), 200);
 }
 
-/** `title · project · when`. */
-export function hitLabel(hit: SearchHit, now?: number): string {
-  return [titleOf(hit.title), hit.project || hit.workspace || "no project", ago(hit.time, now)].join(" · ");
-}
-
-/** Role, exit code, compacted and deleted badges, e.g. `command · exit 1 · compacted`. */
+/** The badges that matter first — exit code, failure, compacted, deleted — then role and turn,
+ * e.g. `exit 1 ✗ · errored · compacted · command · turn 2`. */
 export function hitBadges(hit: SearchHit): string[] {
-  const badges = [hit.role, `turn ${hit.turn}`];
+  const badges: string[] = [];
   if (hit.exit_code !== null && hit.exit_code !== undefined) {
     badges.push(hit.exit_code === 0 ? "exit 0" : `exit ${hit.exit_code} ✗`);
   }
@@ -91,6 +87,7 @@ export function hitBadges(hit: SearchHit): string[] {
   if (hit.meaning_only) {
     badges.push("by meaning");
   }
+  badges.push(hit.role, `turn ${hit.turn}`);
   return badges;
 }
 
@@ -116,14 +113,18 @@ export interface HitItem {
   detail: string;
 }
 
+/** A QuickPick row: a short title as the label, so the description that follows on the same line
+ * shows the badges that matter (exit code, errored, compacted, role) before project and time. */
 export function hitItem(hit: SearchHit, now?: number): HitItem {
   const detail = plainSnippet(hit.snippet) || (hit.file ?? "");
   return {
-    label: `$(${roleIcon(hit.role)}) ${hitLabel(hit, now)}`,
-    description: hitBadges(hit).join(" · "),
+    label: `$(${roleIcon(hit.role)}) ${oneLine(titleOf(hit.title), HIT_TITLE_CHARS)}`,
+    description: [...hitBadges(hit), hit.project || hit.workspace || "no project", ago(hit.time, now)].join(" · "),
     detail,
   };
 }
+
+const HIT_TITLE_CHARS = 40; // the label's share of the row, so the badges are not cut first
 
 /** The tree's description of a session: `project · 3 days ago · compacted`. */
 export function sessionDescription(session: SessionSummary, now?: number): string {

@@ -270,6 +270,7 @@ export const Commands = {
   showServerProblem: "deja.vscode.showServerProblem",
   showPastEdits: "deja.vscode.showPastEdits",
   openSession: "deja.vscode.openSession",
+  openSessionRendered: "deja.vscode.openSessionRendered",
   forkSession: "deja.vscode.forkSession",
   reopenInContinue: "deja.vscode.reopenInContinue",
   copySessionId: "deja.vscode.copySessionId",

@@ -10,13 +10,14 @@ export function restoreParams(input: string, scope: Scope): { selection: string;
   return { selection: input.trim(), scope };
 }
 
-/** The document's path, e.g. `/Restored context (last).md`, or `/Sessions to restore.md` for the listing. */
+/** The document's path, e.g. `/Restored context (last).txt`, or `/Sessions to restore.txt` for the
+ * listing: plain text, so the document holds exactly what `deja restore` prints. */
 export function restorePath(result: Pick<RestoreResult, "restored">, selection: string): string {
   if (result.restored.length === 0) {
-    return "/Sessions to restore.md";
+    return "/Sessions to restore.txt";
   }
   const shown = selection.replace(/[/\\]/g, " ").replace(/\s+/g, " ").trim().slice(0, 40);
-  return `/Restored context (${shown}).md`;
+  return `/Restored context (${shown}).txt`;
 }
 
 /** The inside of a markdown code fence (the listing comes as one ```text block); other markdown as is. */
@@ -28,7 +29,8 @@ export function unfence(markdown: string): string {
   return markdown;
 }
 
-/** What the Copy button copies: the plain transcript, else the listing (or the server's message). */
+/** What the document shows and Copy copies (the same bytes): the plain transcript as `deja restore`
+ * prints it, else the listing (or the server's message). */
 export function copyTextOf(result: Pick<RestoreResult, "text" | "markdown" | "message">): { text: string; what: string } {
   if (result.text !== "") {
     return { text: result.text, what: "the restored context" };

@@ -21,7 +21,7 @@ import {
   WRITTEN_INVENTORY,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
 
@@ -95,7 +95,11 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     assert.match(rowText, /shop/, "the row names the project");
     assert.match(rowText, /command/, "the row carries the role badge");
     assert.match(rowText, /zanzibar/, "the row shows the snippet");
-    await screenshot(page, "01-search-quickpick");
+    // The badges lead the description, and the short label leaves room for all of it.
+    const description = row.locator(".label-description").first();
+    assert.match((await description.textContent()) ?? "", new RegExp(`^command · turn ${TOOL_TURN} · shop · `));
+    assert.ok(await description.evaluate((element) => element.scrollWidth <= element.clientWidth), "the badges are not cut");
+    await screenshot(page, "01-search-quickpick", { media: true });
     // Another workspace's session is found only once the button (Alt+S) switches to all workspaces.
     await input.fill("braintree_invoice");
     await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: "No Continue session matches" }).waitFor({ state: "visible", timeout: 15_000 });
@@ -120,6 +124,25 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       await page.locator(`.editor-group-container.active .editor-actions [aria-label^="${label}"]`).first().waitFor({ state: "visible" });
     }
     await screenshot(page, "01-search-opens-session-at-turn");
+  });
+
+  scenario("1b. Open Session Rendered shows the session in VS Code's Markdown preview", "01b", async () => {
+    const { page } = editor;
+    await reset(page);
+    // Scenario 1 left the session document active, at the matching turn.
+    const started = Date.now();
+    await page.locator('.editor-group-container.active .editor-actions [aria-label^="Open Session Rendered"]').first().click();
+    const preview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await preview.locator("h1", { hasText: TITLE_ROUND }).first().waitFor({ state: "visible", timeout: 20_000 });
+    const turn = preview.locator("h2", { hasText: `Turn ${TOOL_TURN}` }).first();
+    await turn.waitFor({ state: "visible", timeout: 10_000 });
+    console.log(`session view (Markdown preview) open: ${String(Date.now() - started)} ms on the fixture session`);
+    // Rendered, not source: no `**` or fence markers in what the user reads.
+    const text = (await preview.locator("body").textContent()) ?? "";
+    assert.doesNotMatch(text, /```/);
+    assert.match(text, new RegExp(TOOL_WORD));
+    await screenshot(page, "01b-session-rendered", { media: true });
+    await reset(page);
   });
 
   scenario("2. Hovering a line a fixture edit wrote shows the session title and the diff", "02", async () => {
@@ -263,9 +286,26 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await ask("last");
     await page.locator(".tabs-container .tab.active", { hasText: "Restored context (last)" }).waitFor({ state: "visible", timeout: 15_000 });
     await activeEditor(page).locator(".view-line", { hasText: "# deja-restore-format: 1" }).first().waitFor({ state: "visible", timeout: 10_000 });
+    // The document is the transcript as `deja restore` prints it: no fence, first line first.
+    const firstLine = await activeEditor(page).evaluate((element) => {
+      const lines = Array.from(element.querySelectorAll<HTMLElement>(".view-lines .view-line"));
+      lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return (lines[0]?.textContent ?? "").replace(/\u00a0/g, " ");
+    });
+    assert.equal(firstLine, "# deja-restore-format: 1");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+C");
+    const selected = await until("Select All + Copy to fill the clipboard", async () => {
+      const text = await readClipboard(page);
+      return text.startsWith("# deja-restore-format: 1") ? text : undefined;
+    }, 10_000);
+    await page.evaluate(() => navigator.clipboard.writeText(""));
     await page.locator('.editor-group-container.active .editor-actions [aria-label^="Copy Restored Context"]').first().click();
     await copied("the restored context").waitFor({ state: "visible", timeout: 10_000 });
-    await screenshot(page, "05b-restore-context");
+    const byButton = await readClipboard(page);
+    assert.ok(!byButton.includes("```"), "no fence in what Copy copies");
+    assert.equal(byButton, selected, "Copy gives the bytes the document shows");
+    await screenshot(page, "05b-restore-context", { media: true });
     // A selection the server cannot read: one error with its text.
     await ask("99");
     const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "Deja: cannot restore" });

@@ -13,6 +13,7 @@ import { makeFixture, type Fixture } from "./fixture";
 export const EXTENSION_DIR = resolve(__dirname, "..", "..", "..");
 export const REPO = resolve(EXTENSION_DIR, "..");
 export const RESULTS = join(REPO, "test-results", "vscode-e2e");
+export const MEDIA = join(EXTENSION_DIR, "media");
 
 function required(name: string): string {
   const value = process.env[name];
@@ -256,6 +257,7 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
       executablePath: chromiumPath,
       headless: true,
       viewport: { width: 1400, height: 900 },
+      permissions: ["clipboard-read", "clipboard-write"], // so scenarios can check what Copy copied
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
     });
     const page = context.pages()[0] ?? (await context.newPage());
@@ -272,8 +274,13 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
   }
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** A screenshot in test-results; with `media`, also the one the extension's README shows. */
+export async function screenshot(page: Page, name: string, options: { media?: boolean } = {}): Promise<void> {
   await page.screenshot({ path: join(RESULTS, `${name}.png`) });
+  if (options.media === true) {
+    mkdirSync(MEDIA, { recursive: true });
+    copyFileSync(join(RESULTS, `${name}.png`), join(MEDIA, `${name}.png`));
+  }
 }
 
 /** Runs a command from the palette. Commands reach the palette a few seconds after the workbench
@@ -323,6 +330,11 @@ export async function openFile(page: Page, name: string): Promise<void> {
       return undefined;
     }
   }, 30_000, 300);
+}
+
+/** What the clipboard holds (code-server writes the browser's clipboard). */
+export async function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
 }
 
 export function quickInput(page: Page): Locator {

@@ -8,7 +8,6 @@ import {
   forkLine,
   hitBadges,
   hitItem,
-  hitLabel,
   indexingText,
   oneLine,
   plainSnippet,
@@ -79,21 +78,23 @@ void test("one line, cut at a word", () => {
   assert.equal(oneLine(null), "");
 });
 
-void test("a search hit reads `title · project · when` with badges and a plain snippet", () => {
-  assert.equal(hitLabel(hit(), NOW), "Make parse_config close its file · api · 3 days ago");
+void test("a search hit: short title, then the badges that matter before project and time, a plain snippet", () => {
   assert.equal(plainSnippet("x **parse_config** y"), "x parse_config y");
   const item = hitItem(hit(), NOW);
-  assert.equal(item.label, "$(edit) Make parse_config close its file · api · 3 days ago");
-  assert.equal(item.description, "edit · turn 2");
+  assert.equal(item.label, "$(edit) Make parse_config close its file");
+  assert.equal(item.description, "edit · turn 2 · api · 3 days ago");
   assert.equal(item.detail, "def parse_config(path):");
-  assert.equal(hitLabel(hit({ title: "", project: "" }), NOW), "Untitled session · /home/dev/api · 3 days ago");
+  assert.equal(hitItem(hit({ title: "", project: "" }), NOW).description, "edit · turn 2 · /home/dev/api · 3 days ago");
+  const long = hitItem(hit({ title: "Run the whole integration suite against the staging database again", role: "command", exit_code: 3, status: "errored" }), NOW);
+  assert.equal(long.label, "$(terminal) Run the whole integration suite…");
+  assert.ok(long.description.startsWith("exit 3 ✗ · errored · command"), long.description);
 });
 
-void test("badges: exit codes, failures, compacted, deleted", () => {
-  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 1, status: "errored" })), ["command", "turn 2", "exit 1 ✗", "errored"]);
-  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 0 })), ["command", "turn 2", "exit 0"]);
-  assert.deepEqual(hitBadges(hit({ role: "user", status: null, compacted: true, deleted: true })), ["user", "turn 2", "compacted", "deleted"]);
-  assert.deepEqual(hitBadges(hit({ role: "assistant", status: null, meaning_only: true })), ["assistant", "turn 2", "by meaning"]);
+void test("badges: exit codes, failures, compacted, deleted come before role and turn", () => {
+  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 1, status: "errored" })), ["exit 1 ✗", "errored", "command", "turn 2"]);
+  assert.deepEqual(hitBadges(hit({ role: "command", exit_code: 0 })), ["exit 0", "command", "turn 2"]);
+  assert.deepEqual(hitBadges(hit({ role: "user", status: null, compacted: true, deleted: true })), ["compacted", "deleted", "user", "turn 2"]);
+  assert.deepEqual(hitBadges(hit({ role: "assistant", status: null, meaning_only: true })), ["by meaning", "assistant", "turn 2"]);
 });
 
 void test("sessions in the tree mark compaction", () => {

@@ -73,9 +73,10 @@ void test("deja/search results read as quick pick rows", () => {
   const approximate = typed<SearchResult>()(searchApproximateFixture);
   const items = result.hits.map((hit) => hitItem(hit, NOW));
   assert.equal(items.length, 2);
-  assert.equal(items[0].label, "$(account) Make parse_config close its file · proj · 2025-06-18");
+  assert.equal(items[0].label, "$(account) Make parse_config close its file");
+  assert.equal(items[0].description, "user · turn 0 · proj · 2025-06-18");
   assert.equal(items[0].detail, "parse_config leaks a file handle, fix it");
-  assert.equal(items[1].description, "edit · turn 4");
+  assert.ok(items[1].description.startsWith("edit · turn 4 · "), items[1].description);
   assert.equal(result.hits[1].file, "/home/u/proj/CHANGELOG.md");
   assert.equal(approximate.approximate, true);
   assert.deepEqual(approximate.notes, ["no exact match; approximate hits (helth → health)"]);
@@ -149,9 +150,9 @@ void test("deja/restore results: the listing and a transcript", () => {
   const transcript = typed<RestoreResult>()(restoreTranscriptFixture);
   assert.equal(listing.listing[0].number, 1);
   assert.equal(listing.listing[0].title, "Add a health endpoint");
-  assert.equal(restorePath(listing, ""), "/Sessions to restore.md");
+  assert.equal(restorePath(listing, ""), "/Sessions to restore.txt");
   assert.ok(copyTextOf(listing).text.startsWith("Sessions in all workspaces, newest first"));
-  assert.equal(restorePath(transcript, "last"), "/Restored context (last).md");
+  assert.equal(restorePath(transcript, "last"), "/Restored context (last).txt");
   assert.deepEqual(copyTextOf(transcript), { text: transcript.text, what: "the restored context" });
   assert.ok(transcript.text.startsWith("# deja-restore-format: 1\n"));
 });

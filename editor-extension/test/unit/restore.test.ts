@@ -11,9 +11,9 @@ void test("restore params: the selection trimmed, the scope passed on", () => {
 });
 
 void test("the restore document's path names the selection, or the listing", () => {
-  assert.equal(restorePath({ restored: ["a"] }, "last"), "/Restored context (last).md");
-  assert.equal(restorePath({ restored: ["a"] }, "1/2\\3   x"), "/Restored context (1 2 3 x).md");
-  assert.equal(restorePath({ restored: [] }, ""), "/Sessions to restore.md");
+  assert.equal(restorePath({ restored: ["a"] }, "last"), "/Restored context (last).txt");
+  assert.equal(restorePath({ restored: ["a"] }, "1/2\\3   x"), "/Restored context (1 2 3 x).txt");
+  assert.equal(restorePath({ restored: [] }, ""), "/Sessions to restore.txt");
 });
 
 void test("unfence takes the inside of one code fence; other markdown stays", () => {
