@@ -19,7 +19,8 @@ const SYSTEM_PATH = "/usr/bin:/bin";
 async function hoverShows(page: Editor["page"], title: string): Promise<string> {
   const line = activeEditor(page).locator(".view-line", { hasText: WRITTEN_ROUND }).first();
   await line.waitFor({ state: "visible" });
-  const hover = page.locator(".monaco-hover:visible", { hasText: title });
+  // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
+  const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
   await until("the Deja hover", async () => {
     const box = await line.locator("span span", { hasText: "round" }).first().boundingBox();
     if (box === null) {

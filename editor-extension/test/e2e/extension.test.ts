@@ -39,7 +39,8 @@ async function sessionsCounted(page: Editor["page"]): Promise<void> {
 async function hoverOn(page: Editor["page"], lineText: string, word: string, title: string): Promise<ReturnType<Editor["page"]["locator"]>> {
   const line = activeEditor(page).locator(".view-line", { hasText: lineText }).first();
   await line.waitFor({ state: "visible" });
-  const hover = page.locator(".monaco-hover:visible", { hasText: title });
+  // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
+  const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
   await until("the Deja hover", async () => {
     const box = await line.locator("span span", { hasText: word }).first().boundingBox();
     if (box === null) {
