@@ -40,6 +40,7 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     showOutput: () => f.output.show(true),
     showServerProblem: () => f.server.showFailure(),
     showPastEdits: (argument?: unknown) => f.pastEdits.show(argument),
+    listPastEdits: (argument?: unknown) => f.pastEdits.list(argument),
     openSession: (id?: unknown, turn?: unknown) => {
       if (typeof id !== "string") {
         void vscode.commands.executeCommand(Commands.search);

@@ -1,5 +1,6 @@
 /** Deja: Show Past Edits to This File — a peek over the places past edits wrote that still stand,
- * and a quick pick of every edit; a pick opens a diff of replaced vs written text. */
+ * on the one at (or nearest) the cursor; Deja: List Past Edits of This File — a quick pick of every
+ * edit (on demand, so it never covers the peek); a pick opens a diff of replaced vs written text. */
 
 import * as vscode from "vscode";
 import { baseName, diffSides, diffTitle, editItem, standingRanges } from "./pure/format";
@@ -53,8 +54,32 @@ export class PastEdits implements vscode.Disposable {
     this.subscriptions = [vscode.workspace.registerTextDocumentContentProvider(EDIT_SCHEME, this.texts)];
   }
 
-  /** `argument`: a `file:` URI string (code lens, hover link), a Uri (editor context menu), or none. */
+  /** `argument`: a `file:` URI string (code lens, hover link), a Uri (editor context menu), or none.
+   * The peek first; the list when no written text still stands (nothing to peek at). */
   async show(argument?: unknown): Promise<void> {
+    const found = await this.edits(argument);
+    if (found === undefined) {
+      return;
+    }
+    const locations = standing(found.uri, found.edits);
+    if (locations.length === 0) {
+      await this.pick(found.edits, found.name, 0);
+      return;
+    }
+    const editor = await vscode.window.showTextDocument(found.uri, { preserveFocus: false, preview: false });
+    const at = nearest(locations, editor.selection.active);
+    await vscode.commands.executeCommand("editor.action.peekLocations", found.uri, at.range.start, locations, "peek");
+  }
+
+  /** Every edit, read and write of the file in a quick pick; a pick opens its diff. */
+  async list(argument?: unknown): Promise<void> {
+    const found = await this.edits(argument);
+    if (found !== undefined) {
+      await this.pick(found.edits, found.name, standing(found.uri, found.edits).length);
+    }
+  }
+
+  private async edits(argument: unknown): Promise<{ uri: vscode.Uri; name: string; edits: FileEvent[] } | undefined> {
     const uri =
       argument instanceof vscode.Uri
         ? argument
@@ -62,34 +87,30 @@ export class PastEdits implements vscode.Disposable {
           ? vscode.Uri.parse(argument)
           : vscode.window.activeTextEditor?.document.uri;
     if (uri === undefined || uri.scheme !== "file") {
-      void vscode.window.showInformationMessage("Deja: Show Past Edits works on a file: open one first.");
-      return;
+      void vscode.window.showInformationMessage("Deja: past edits are of a file: open one first.");
+      return undefined;
     }
     let result: FileHistoryResult;
     try {
       result = await this.sidecar.request<FileHistoryResult>(Methods.fileHistory, { uri: uri.toString() });
     } catch (error) {
       void vscode.window.showErrorMessage(`Deja: cannot read the history of ${baseName(uri.fsPath)}: ${errorText(error)}`);
-      return;
+      return undefined;
     }
     const edits = result.events.filter((event) => event.role === "edit");
     if (edits.length === 0) {
       void vscode.window.showInformationMessage(`Deja: no Continue session edited ${baseName(uri.fsPath)}.`);
-      return;
+      return undefined;
     }
-    const locations = standing(uri, edits);
-    if (locations.length > 0) {
-      const editor = await vscode.window.showTextDocument(uri, { preserveFocus: false, preview: false });
-      const at = editor.selection.active;
-      const inside = locations.find((location) => location.range.contains(at));
-      await vscode.commands.executeCommand("editor.action.peekLocations", uri, (inside ?? locations[0]).range.start, locations, "peek");
-    }
-    const name = baseName(result.path);
+    return { uri, name: baseName(result.path), edits };
+  }
+
+  private async pick(edits: FileEvent[], name: string, stillInFile: number): Promise<void> {
     const picked = await vscode.window.showQuickPick<EditPick>(
       edits.map((event) => ({ ...editItem(event), event })),
       {
-        title: `${edits.length} past edit${edits.length === 1 ? "" : "s"} of ${name} · ${locations.length} still in the file (peek)`,
-        placeHolder: "Pick an edit to see what it replaced and wrote (Escape keeps the peek)",
+        title: `${edits.length} past edit${edits.length === 1 ? "" : "s"} of ${name} · ${stillInFile} still in the file`,
+        placeHolder: "Pick an edit to see what it replaced and wrote",
         matchOnDescription: true,
         matchOnDetail: true,
       },
@@ -113,6 +134,13 @@ export class PastEdits implements vscode.Disposable {
       subscription.dispose();
     }
   }
+}
+
+/** The location holding `at`, else the one whose lines are nearest to it. */
+function nearest(locations: readonly vscode.Location[], at: vscode.Position): vscode.Location {
+  const distance = (location: vscode.Location): number =>
+    location.range.contains(at) ? -1 : Math.min(Math.abs(location.range.start.line - at.line), Math.abs(location.range.end.line - at.line));
+  return locations.reduce((best, location) => (distance(location) < distance(best) ? location : best));
 }
 
 /** Where past edits' written text still stands, one location per distinct range. */

@@ -202,6 +202,18 @@ export function baseName(path: string): string {
 }
 
 /** A quick pick row for one past edit of a file. */
+/** The request says no more than the title (a title made from it, maybe cut with "…"); the
+ * server's `repeats_title` says the same for hovers. */
+export function repeatsTitle(request: string, title: string): boolean {
+  const asked = oneLine(request, 10_000).toLowerCase();
+  const named = oneLine(title, 10_000).toLowerCase();
+  if (named === "") {
+    return false;
+  }
+  const stem = named.replace(/(…|\.\.\.)$/, "").trimEnd();
+  return asked === named || (stem !== named && stem !== "" && asked.startsWith(stem));
+}
+
 export function editItem(event: FileEvent, now?: number): HitItem {
   const what = event.role === "edit" ? (event.hunks.some((hunk) => hunk.replaced === null) ? "wrote" : "edited") : event.role;
   const stands = event.range !== null ? `still at line ${event.range.start.line + 1}` : "no longer in the file";
@@ -215,7 +227,7 @@ export function editItem(event: FileEvent, now?: number): HitItem {
   return {
     label: `$(${roleIcon(event.role)}) ${titleOf(event.title)} · ${ago(event.time, now)}`,
     description: badges.filter((badge) => badge !== "").join(" · "),
-    detail: event.request ? `“${oneLine(event.request, 160)}”` : "",
+    detail: event.request && !repeatsTitle(event.request, event.title) ? `“${oneLine(event.request, 160)}”` : "",
   };
 }
 

@@ -269,6 +269,7 @@ export const Commands = {
   showOutput: "deja.vscode.showOutput",
   showServerProblem: "deja.vscode.showServerProblem",
   showPastEdits: "deja.vscode.showPastEdits",
+  listPastEdits: "deja.vscode.listPastEdits",
   openSession: "deja.vscode.openSession",
   openSessionRendered: "deja.vscode.openSessionRendered",
   forkSession: "deja.vscode.forkSession",

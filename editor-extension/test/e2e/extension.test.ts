@@ -164,16 +164,15 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await until("the edit's turn", async () => ((await cursorLine(page)).startsWith("## Turn 2 ·") ? true : undefined), 10_000);
   });
 
-  scenario("3. Show Past Edits opens the peek with the right number of locations", "03", async () => {
+  scenario("3. Show Past Edits opens the peek on the edit nearest the cursor; the list comes on demand", "03", async () => {
     const { page } = editor;
     await reset(page);
     await openFile(page, "pricing.py");
+    // The cursor on `TAX_RATE = 0.2`, in no edit: the nearest is the rounding edit, 5 lines down.
+    await activeEditor(page).locator(".view-line", { hasText: "TAX_RATE = 0.2" }).first().click();
     await runCommand(page, "Deja: Show Past Edits to This File");
-    // The quick pick lists every edit (3); the peek the places whose written lines still stand (3:
-    // the first discount edit's `def` and `if` lines are still its own).
-    const pick = quickInput(page);
-    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 3 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
-    assert.equal(await pick.locator(".quick-input-list .monaco-list-row").count(), 3);
+    // The peek lists the places whose written lines still stand (3: the first discount edit's
+    // `def` and `if` lines are still its own), and nothing covers it.
     const peek = page.locator(".peekview-widget").first();
     await peek.waitFor({ state: "visible", timeout: 15_000 });
     const references = peek.locator(".ref-tree .monaco-list-row");
@@ -182,8 +181,23 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     const peekText = (await peek.locator(".ref-tree").innerText()).replace(/\u00a0/g, " ");
     assert.match(peekText, /return round\(total, 2\)/);
     assert.match(peekText, /return amount \* 0\.9/);
+    const chosen = peek.locator(".ref-tree .monaco-list-row.selected, .ref-tree .monaco-list-row.focused").first();
+    await until("the peek on the nearest edit", async () =>
+      (((await chosen.innerText().catch(() => "")).replace(/\u00a0/g, " ")).includes(WRITTEN_ROUND) ? true : undefined), 10_000);
+    assert.equal(await quickInput(page).isVisible(), false, "no quick pick covers the peek");
     await screenshot(page, "03-peek-and-edits");
-    // Choosing an edit opens replaced vs written, titled with the session and time.
+    // The list, on demand: every edit once, and choosing one opens replaced vs written.
+    await reset(page);
+    await runCommand(page, "Deja: List Past Edits of This File");
+    const pick = quickInput(page);
+    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 3 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
+    const rows = pick.locator(".quick-input-list .monaco-list-row");
+    assert.equal(await rows.count(), 3);
+    for (const row of await rows.all()) {
+      const text = (await row.innerText()).replace(/\u00a0/g, " ");
+      const title = text.includes(TITLE_DISCOUNT) ? TITLE_DISCOUNT : TITLE_ROUND;
+      assert.equal(text.split(title).length - 1, 1, `the row names its session once: ${text}`);
+    }
     await pick.locator(".quick-input-list .monaco-list-row", { hasText: TITLE_DISCOUNT }).first().click();
     const diffTab = page.locator(".tabs-container .tab.active", { hasText: TITLE_DISCOUNT });
     await diffTab.waitFor({ state: "visible", timeout: 15_000 });
@@ -193,8 +207,8 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
     );
     await screenshot(page, "03-diff-of-an-edit");
-    // The code lens at the top of the file runs the same command (scrolled to the very top: the
-    // lenses above the edited lines may have scrolled it a little).
+    // The code lens at the top of the file runs Show Past Edits: the peek (scrolled to the very
+    // top: the lenses above the edited lines may have scrolled it a little).
     await openFile(page, "pricing.py");
     await page.keyboard.press("Control+Home");
     const area = await activeEditor(page).locator(".view-lines").boundingBox();
@@ -203,7 +217,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       await page.mouse.wheel(0, -2000);
     }
     await activeEditor(page).locator(".contentWidgets .codelens-decoration a", { hasText: "2 Continue sessions touched this file" }).first().click();
-    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py" }).waitFor({ state: "visible", timeout: 15_000 });
+    await page.locator(".peekview-widget").first().waitFor({ state: "visible", timeout: 15_000 });
     await reset(page);
   });
 

@@ -11,6 +11,7 @@ import {
   indexingText,
   oneLine,
   plainSnippet,
+  repeatsTitle,
   sessionDescription,
   sessionsText,
   standingRanges,
@@ -129,6 +130,15 @@ void test("a turn is labelled by its request, else its first text", () => {
   assert.equal(turnLabel({ turn: 7, time: null, compacted: false, records: [edit] }), "Turn 7 · edited app.ts");
 });
 
+void test("a request repeats a title made from it, even cut, and not another title", () => {
+  assert.ok(repeatsTitle("Fix the  flaky\ntest", "fix the flaky test"));
+  assert.ok(repeatsTitle("Fix the flaky test in ci", "Fix the flaky…"));
+  assert.ok(repeatsTitle("Fix the flaky test in ci", "Fix the flaky..."));
+  assert.ok(!repeatsTitle("Fix the flaky test", "Speed up the build"));
+  assert.ok(!repeatsTitle("Fix the flaky test", ""));
+  assert.ok(!repeatsTitle("Fix", "Fix the flaky test"));
+});
+
 void test("past edits: rows, standing ranges and diff sides", () => {
   const stands = event();
   const gone = event({ turn: 1, hunks: [{ replaced: "a", written: "b", range: null }], range: null });
@@ -137,6 +147,9 @@ void test("past edits: rows, standing ranges and diff sides", () => {
   assert.equal(editItem(gone, NOW).description, "edited · turn 1 · no longer in the file");
   assert.equal(editItem(written, NOW).description, "wrote · turn 0 · no longer in the file");
   assert.equal(editItem(stands, NOW).detail, "“round it to cents”");
+  // A row says the request once: not again under a title made from it (cn titles sessions so).
+  assert.equal(editItem(event({ title: "Round it to cents" }), NOW).detail, "");
+  assert.equal(editItem(event({ title: "Round it…" }), NOW).detail, "");
   assert.deepEqual(standingRanges([stands, gone, stands]), [stands.range]);
   assert.deepEqual(diffSides(written.hunks), { replaced: "", written: "whole file\n" });
   assert.deepEqual(diffSides([{ replaced: "a", written: "b", range: null }, { replaced: "c\n", written: "d\n", range: null }]), { replaced: "a\n\n⋯\nc\n", written: "b\n\n⋯\nd\n" });
