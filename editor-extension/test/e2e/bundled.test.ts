@@ -10,32 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { TITLE_ROUND, TOOL_WORD, WRITTEN_ROUND } from "./fixture";
-import { activeEditor, editUserSettings, launch, openFile, quickInput, REPO, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, editUserSettings, hoverOn, launch, openFile, quickInput, REPO, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
 
 const SYSTEM_PYTHON = "/usr/bin/python3";
 // Only the system's folders: no pyenv shim, no .venv.
 const SYSTEM_PATH = "/usr/bin:/bin";
 
 async function hoverShows(page: Editor["page"], title: string): Promise<string> {
-  const line = activeEditor(page).locator(".view-line", { hasText: WRITTEN_ROUND }).first();
-  await line.waitFor({ state: "visible" });
-  // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
-  const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
-  await until("the Deja hover", async () => {
-    const box = await line.locator("span span", { hasText: "round" }).first().boundingBox();
-    if (box === null) {
-      return undefined;
-    }
-    await page.mouse.move(box.x + 2, box.y + box.height / 2);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
-    try {
-      await hover.first().waitFor({ state: "visible", timeout: 3000 });
-      return true;
-    } catch {
-      await page.mouse.move(5, 5);
-      return undefined;
-    }
-  }, 30_000);
+  const hover = await hoverOn(page, WRITTEN_ROUND, "round", title);
   return (await hover.first().innerText()).replace(/\u00a0/g, " ");
 }
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
 import {
   ASKED_INVENTORY,
   INVENTORY_PY,
@@ -21,7 +21,7 @@ import {
   WRITTEN_INVENTORY,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, editUserSettings, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, hoverOn, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, scenarioTest, screenshot, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
 
@@ -34,41 +34,9 @@ async function sessionsCounted(page: Editor["page"]): Promise<void> {
   );
 }
 
-/** Hovers the mouse over `word` on the line holding `lineText` until Deja's hover naming
- * `title` shows; returns it. */
-async function hoverOn(page: Editor["page"], lineText: string, word: string, title: string): Promise<ReturnType<Editor["page"]["locator"]>> {
-  const line = activeEditor(page).locator(".view-line", { hasText: lineText }).first();
-  await line.waitFor({ state: "visible" });
-  // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
-  const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
-  await until("the Deja hover", async () => {
-    const box = await line.locator("span span", { hasText: word }).first().boundingBox();
-    if (box === null) {
-      return undefined;
-    }
-    await page.mouse.move(box.x + 2, box.y + box.height / 2);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
-    try {
-      await hover.first().waitFor({ state: "visible", timeout: 3000 });
-      return true;
-    } catch {
-      await page.mouse.move(5, 5);
-      return undefined;
-    }
-  }, 30_000);
-  return hover;
-}
-
 /** A test that leaves `<slug>-FAILED.png` behind when it fails. */
 function scenario(name: string, slug: string, body: () => Promise<void>): void {
-  void test(name, async () => {
-    try {
-      await body();
-    } catch (error) {
-      await screenshot(editor.page, `${slug}-FAILED`).catch(() => undefined);
-      throw error;
-    }
-  });
+  scenarioTest(name, slug, () => editor.page, body);
 }
 
 void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {

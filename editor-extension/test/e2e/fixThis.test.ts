@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, describe } from "node:test";
 import type { Fixture } from "./fixture";
-import { activeEditor, editUserSettings, launch, openFile, reset, runCommand, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, editUserSettings, launch, openFile, reset, runCommand, scenarioTest, screenshot, sleep, until, type Editor } from "./harness";
 
 const SESSION_FIXED = "e5f4a7b6-9d0c-4a1b-8c2d-4e5f6a7b8c05";
 const TITLE_FIXED = "Make the price checker run";
@@ -70,14 +70,7 @@ const TERMINAL_SETTINGS = {
 let editor: Editor;
 
 function scenario(name: string, slug: string, body: () => Promise<void>): void {
-  void test(name, async () => {
-    try {
-      await body();
-    } catch (error) {
-      await screenshot(editor.page, `${slug}-FAILED`).catch(() => undefined);
-      throw error;
-    }
-  });
+  scenarioTest(name, slug, () => editor.page, body);
 }
 
 async function answerShows(page: Editor["page"], tab: string): Promise<void> {

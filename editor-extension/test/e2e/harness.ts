@@ -6,6 +6,7 @@ import { chmodSync, copyFileSync, existsSync, readdirSync, mkdirSync, mkdtempSyn
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { test } from "node:test";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { writeContinueStub } from "./continueStub";
 import { makeFixture, type Fixture } from "./fixture";
@@ -437,4 +438,41 @@ export async function editUserSettings(page: Page, userSettings: string, setting
     }
   }, 20_000, 500);
   await page.keyboard.press("Control+W");
+}
+
+/** Hovers the mouse over `word` on the line holding `lineText` until Deja's hover naming
+ * `title` shows; returns it. */
+export async function hoverOn(page: Page, lineText: string, word: string, title: string): Promise<Locator> {
+  const line = activeEditor(page).locator(".view-line", { hasText: lineText }).first();
+  await line.waitFor({ state: "visible" });
+  // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
+  const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
+  await until("the Deja hover", async () => {
+    const box = await line.locator("span span", { hasText: word }).first().boundingBox();
+    if (box === null) {
+      return undefined;
+    }
+    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
+    try {
+      await hover.first().waitFor({ state: "visible", timeout: 3000 });
+      return true;
+    } catch {
+      await page.mouse.move(5, 5);
+      return undefined;
+    }
+  }, 30_000);
+  return hover;
+}
+
+/** A test that leaves `<slug>-FAILED.png` of `page()` behind when it fails. */
+export function scenarioTest(name: string, slug: string, page: () => Page, body: () => Promise<void>): void {
+  void test(name, async () => {
+    try {
+      await body();
+    } catch (error) {
+      await screenshot(page(), `${slug}-FAILED`).catch(() => undefined);
+      throw error;
+    }
+  });
 }
