@@ -114,7 +114,7 @@ def _passing(
 
 def _meaning_hits(db: sqlite3.Connection, ids: list[int]) -> dict[int, Hit]:
     """Hits for records no word matched: the snippet is the record's opening."""
-    from .search import Hit, bound_snippet
+    from .search import bound_snippet, hit_from_row
 
     if not ids:
         return {}
@@ -131,22 +131,10 @@ def _meaning_hits(db: sqlite3.Connection, ids: list[int]) -> dict[int, Hit]:
         .fetchall()
     )
     return {
-        row["id"]: Hit(
-            session_id=row["session_id"],
-            title=row["title"],
-            workspace=row["workspace"],
-            project=row["project"],
-            turn=row["turn"],
-            time=row["time"],
-            role=row["role"],
+        row["id"]: hit_from_row(
+            row,
             snippet=bound_snippet(one_line(str(row["body"])[:2000])),
-            file=row["path"],
-            exit_code=row["exit_code"],
-            status=row["status"],
-            compacted=bool(row["compacted"]),
-            deleted=bool(row["deleted"]),
             score=0.0,
-            record_id=row["id"],
             meaning_only=True,
         )
         for row in rows

@@ -153,26 +153,38 @@ def _run(
         ).fetchall()
     )
     hits = [
-        Hit(
-            session_id=row["session_id"],
-            title=row["title"],
-            workspace=row["workspace"],
-            project=row["project"],
-            turn=row["turn"],
-            time=row["time"],
-            role=row["role"],
+        hit_from_row(
+            row,
             snippet=bound_snippet(one_line(snippets.get(row["id"], ""))),
-            file=row["path"],
-            exit_code=row["exit_code"],
-            status=row["status"],
-            compacted=bool(row["compacted"]),
-            deleted=bool(row["deleted"]),
             score=round(-float(row["score"]), 4),
-            record_id=row["id"],
         )
         for row in rows
     ]
     return hits, total
+
+
+def hit_from_row(
+    row: sqlite3.Row, *, snippet: str, score: float, meaning_only: bool = False
+) -> Hit:
+    """A record's row (with its session's title, workspace and project) as a hit."""
+    return Hit(
+        session_id=row["session_id"],
+        title=row["title"],
+        workspace=row["workspace"],
+        project=row["project"],
+        turn=row["turn"],
+        time=row["time"],
+        role=row["role"],
+        snippet=snippet,
+        file=row["path"],
+        exit_code=row["exit_code"],
+        status=row["status"],
+        compacted=bool(row["compacted"]),
+        deleted=bool(row["deleted"]),
+        score=score,
+        record_id=row["id"],
+        meaning_only=meaning_only,
+    )
 
 
 def bound_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
