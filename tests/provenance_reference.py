@@ -4,6 +4,7 @@ not optimise it; change it only together with a deliberate change of the matchin
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Sequence
@@ -21,9 +22,21 @@ from deja.query.provenance import (
     document_lines,
     is_trivial,
     similar,
-    solid_lines,
-    vocabulary,
 )
+
+_SOLID = re.compile(r"[^\W_]|\S.{2,}\S")  # a letter or digit, or over 3 characters once stripped
+
+
+def solid_lines(keys: Sequence[str]) -> list[bool]:
+    return list(map(bool, map(_SOLID.search, keys)))
+
+
+def vocabulary(hunks: Sequence[Hunk]) -> tuple[frozenset[str], tuple[str, ...]]:
+    lines = frozenset(
+        line for h in hunks for line, solid in zip(h.lines, h.solid, strict=True) if solid
+    )
+    pieces = {line.strip() for h in hunks if h.partial for line in h.lines if not is_trivial(line)}
+    return lines, tuple(sorted(pieces))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import cached_property
-from itertools import compress
+from functools import cached_property, lru_cache, partial
+from itertools import chain, compress, repeat
+from operator import not_
 from typing import NamedTuple
 
 from deja.errors import DejaError
@@ -57,13 +58,16 @@ class Hunk:
     lines: tuple[str, ...]  # written lines, trailing spaces dropped
     solid: tuple[bool, ...]  # per line: not trivial, so it may anchor a match
     unique: tuple[int, ...]  # the solid lines standing once in the hunk
+    unique_keys: tuple[str, ...]  # their text
+    # Per written line, its exact claim as a 1-tuple: a matched run's claims are a slice of it,
+    # put in front of each line's stack in C.
+    singles: tuple[tuple[Claim], ...]
     text: str  # the written text, for a partial-line Edit
     partial: bool  # an Edit's: it may stand inside a line
     ends_line: bool  # the written text ran to the end of its last line
 
 
 _ALNUM = re.compile(r"[^\W_]")
-_SOLID = re.compile(r"[^\W_]|\S.{2,}\S")  # a letter or digit, or over 3 characters once stripped
 
 
 def is_trivial(key: str) -> bool:
@@ -72,30 +76,56 @@ def is_trivial(key: str) -> bool:
 
 
 def solid_lines(keys: Sequence[str]) -> list[bool]:
-    """`not is_trivial` of each line, as one regular expression (it runs over every line)."""
-    return list(map(bool, map(_SOLID.search, keys)))
+    """`not is_trivial` of each line: over 3 characters once stripped (measured in C), else
+    holding a letter or digit (searched for only in the few short lines)."""
+    solid = list(map((3).__lt__, map(len, map(str.strip, keys))))
+    for index in compress(range(len(solid)), map(not_, solid)):
+        solid[index] = _ALNUM.search(keys[index]) is not None
+    return solid
+
+
+_make = partial(tuple.__new__, Claim)  # a Claim from a tuple, without Python code in between
+Prepared = tuple[tuple[Hunk, ...], tuple[frozenset[str], tuple[str, ...]]]
+HistoryKey = tuple[tuple[str, tuple[tuple[str | None, str], ...]], ...]
 
 
 def prepare(events: Sequence[FileEvent]) -> list[Hunk]:
     """Every written hunk, oldest event first (`events` come newest first)."""
+    return list(prepared(events)[0])
+
+
+def prepared(events: Sequence[FileEvent]) -> Prepared:
+    """`prepare`'s hunks and their `vocabulary`, kept for the last few file histories: they
+    depend on nothing else, and a history is mapped again for every document version the
+    incremental update does not cover (a new document, a new index generation, a paste)."""
+    return _prepared(tuple((event.role, tuple(event.hunks)) for event in events))
+
+
+@lru_cache(maxsize=8)
+def _prepared(history: HistoryKey) -> Prepared:
     hunks: list[Hunk] = []
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if event.role != "edit":
+    for index in range(len(history) - 1, -1, -1):
+        role, written_hunks = history[index]
+        if role != "edit":
             continue
-        for number, (replaced, written) in enumerate(event.hunks):
+        for number, (replaced, written) in enumerate(written_hunks):
             text = written.strip("\n")
             if text.strip():
-                lines = tuple(map(str.rstrip, text.split("\n")))
-                solid = tuple(solid_lines(lines))
-                counts = Counter(compress(lines, solid))
-                unique = tuple(
-                    n for n in compress(range(len(lines)), solid) if counts[lines[n]] == 1
-                )
-                ends = written.endswith("\n")
-                partial = replaced is not None
-                hunks.append(Hunk(index, number, lines, solid, unique, text, partial, ends))
-    return hunks
+                hunks.append(_hunk(index, number, text, replaced is not None, written))
+    return tuple(hunks), vocabulary(hunks)
+
+
+def _hunk(index: int, number: int, text: str, partial: bool, written: str) -> Hunk:
+    lines = tuple(map(str.rstrip, text.split("\n")))
+    solid = tuple(solid_lines(lines))
+    counts = Counter(compress(lines, solid))
+    once = list(map((1).__eq__, map(counts.get, lines, repeat(0))))
+    unique = tuple(compress(range(len(lines)), once))
+    made = map(_make, zip(repeat(index), repeat(number), range(len(lines)), repeat(False)))
+    singles = tuple(zip(made))
+    keys = tuple(compress(lines, once))
+    ends = written.endswith("\n")
+    return Hunk(index, number, lines, solid, unique, keys, singles, text, partial, ends)
 
 
 def _shared_ends(a: str, b: str) -> int:
@@ -141,9 +171,7 @@ def _owner(stack: tuple[Claim, ...]) -> Claim:
 
 def vocabulary(hunks: Sequence[Hunk]) -> tuple[frozenset[str], tuple[str, ...]]:
     """What `Provenance.may_claim` looks for."""
-    lines = frozenset(
-        line for h in hunks for line, solid in zip(h.lines, h.solid, strict=True) if solid
-    )
+    lines = frozenset(chain.from_iterable(compress(h.lines, h.solid) for h in hunks))
     pieces = {line.strip() for h in hunks if h.partial for line in h.lines if not is_trivial(line)}
     return lines, tuple(sorted(pieces))
 

@@ -3,12 +3,13 @@ in `provenance.py`, a new version of the text in `provenance_update.py`."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
-from functools import partial
 from itertools import accumulate, compress, repeat
+from operator import add
 
 from .blame import FileEvent, LineRange
 from .provenance import (
@@ -19,14 +20,10 @@ from .provenance import (
     Provenance,
     document_lines,
     is_trivial,
-    prepare,
+    prepared,
     similar,
-    solid_lines,
-    vocabulary,
 )
 
-_make = partial(tuple.__new__, Claim)  # a Claim from a tuple, without Python code in between
-Taken = dict[int, Claim]  # document line → one hunk's claim on it
 STRETCH_LINES = 256  # a run between runs this short is searched by slicing it
 MAX_DEPTH = 8  # how deep runs are looked for between runs
 # difflib between runs only over stretches this small (indexing the document side is its cost)
@@ -34,16 +31,16 @@ FALLBACK_LINES = 200
 FALLBACK_PRODUCT = 10_000
 
 
-def provenance(
-    events: list[FileEvent], document: str, hunks: list[Hunk] | None = None
-) -> Provenance:
+def provenance(events: list[FileEvent], document: str) -> Provenance:
     """Every line of `document` and the hunks that claimed it (`events` newest first, as
-    `file_history` gives them; `hunks` their `prepare`d form when already at hand)."""
-    hunks = prepare(events) if hunks is None else hunks
+    `file_history` gives them; their hunks `prepared` once per history)."""
+    held, words = prepared(events)
+    hunks = list(held)
     normalized = document.replace("\r\n", "\n")
     texts = document_lines(normalized)
     keys = tuple(map(str.rstrip, texts))
-    claims: list[list[Claim]] = list(map(list, repeat((), len(keys))))  # newest claim first
+    empty: tuple[Claim, ...] = ()
+    stacks = [empty] * len(keys)  # oldest claim first: each (older) hunk's goes in front
     exact = bytearray(len(keys))  # lines a newer hunk claimed exactly: no similarity needed
     columns: dict[tuple[int, int], LineRange] = {}
     where = Positions(keys)
@@ -54,16 +51,18 @@ def provenance(
             found = standing_substring(hunk, normalized, starts)
             if found is not None:
                 columns[(hunk.event, hunk.hunk)] = found
-                end = min(found.end_line + 1, len(claims))
-                for k, line in enumerate(range(found.start_line, end)):
-                    claims[line].append(Claim(hunk.event, hunk.hunk, k, False))
-                exact[found.start_line : end] = b"\x01" * (end - found.start_line)
+                end = min(found.end_line + 1, len(stacks))
+                start = found.start_line
+                stacks[start:end] = map(add, hunk.singles, stacks[start:end])
+                exact[start:end] = b"\x01" * (end - start)
                 continue
-        taken = match_lines(hunk, keys, where, exact)  # marks its exact lines in `exact`
-        # (each list's append, in C: this runs for every line every hunk claims)
-        deque(map(list.append, map(claims.__getitem__, taken), taken.values()), maxlen=0)
-    stacks = list(map(tuple, map(reversed, claims)))
-    return Provenance(events, hunks, texts, keys, stacks, columns, *vocabulary(hunks))
+        blocks, changed = match_lines(hunk, keys, where, exact)  # marks `exact` for its runs
+        singles = hunk.singles
+        for a, b, size in blocks:  # (a run's claims in front of its lines' stacks, in C)
+            stacks[b : b + size] = map(add, singles[a : a + size], stacks[b : b + size])
+        for line, claim in changed.items():
+            stacks[line] = (claim, *stacks[line])
+    return Provenance(events, hunks, texts, keys, stacks, columns, *words)
 
 
 def line_starts(texts: list[str]) -> list[int]:
@@ -103,7 +102,8 @@ class Positions:
 
     def __init__(self, keys: Keys) -> None:
         self.keys = keys
-        self.count = Counter(compress(keys, solid_lines(keys)))
+        # Every line counted (only non-trivial ones are ever looked up: the same counts).
+        self.count = Counter(keys)
         self.last = dict(zip(keys, range(len(keys)), strict=True))
         self._many: dict[str, list[int]] = {}
 
@@ -132,12 +132,16 @@ class Positions:
         return self._many
 
 
-def _anchors(hunk: Hunk, where: Positions, a: range, b: range) -> list[tuple[int, int]]:
+Anchors = tuple[list[int], list[int]]  # written lines, and the document lines they stand at
+
+
+def _anchors(hunk: Hunk, where: Positions, a: range, b: range) -> Anchors:
     """Lines standing once in the hunk's `a` and once in the document's `b`, in order on both
     sides (the longest increasing run of their document lines: patience diff)."""
     written = hunk.lines
     if len(a) == len(written):
         candidates: Sequence[int] = hunk.unique
+        texts: Sequence[str] = hunk.unique_keys
     else:
         once: dict[str, int] = {}
         solid = hunk.solid
@@ -146,28 +150,29 @@ def _anchors(hunk: Hunk, where: Positions, a: range, b: range) -> list[tuple[int
                 key = written[index]
                 once[key] = -1 if key in once else index
         candidates = [index for index in once.values() if index >= 0]
-    if len(b) == len(where.keys):  # the whole document: a count and a position say it all
-        count, last = where.count, where.last
-        pairs = [(i, last[key]) for i in candidates if count.get(key := written[i]) == 1]
+        texts = [written[index] for index in candidates]
+    if len(b) == len(where.keys):  # the whole document: a count and a position say it all (C)
+        ones = list(map((1).__eq__, map(where.count.get, texts, repeat(0))))
+        firsts = list(compress(candidates, ones))
+        seconds = list(map(where.last.__getitem__, compress(texts, ones)))
     else:
         stretch = where.keys[b.start : b.stop] if len(b) <= STRETCH_LINES else None
-        pairs = [
-            (index, line)
-            for index in candidates
-            if (line := where.once_in(written[index], b, stretch)) >= 0
-        ]
-    lines = [line for _, line in pairs]
-    if lines == sorted(lines):  # the usual case: nothing moved
-        return pairs
-    return _increasing(pairs)
+        firsts, seconds = [], []
+        for index, key in zip(candidates, texts, strict=True):
+            if (line := where.once_in(key, b, stretch)) >= 0:
+                firsts.append(index)
+                seconds.append(line)
+    if seconds == sorted(seconds):  # the usual case: nothing moved
+        return firsts, seconds
+    return _increasing(firsts, seconds)
 
 
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest run of `pairs` (in order of their first item) whose second items increase."""
+def _increasing(firsts: list[int], seconds: list[int]) -> Anchors:
+    """The longest run of pairs (in order of `firsts`) whose `seconds` increase."""
     tails: list[int] = []  # tails[k]: the smallest document line ending an increasing run of k+1
     tail_pair: list[int] = []
     back: list[int] = []
-    for number, (_, line) in enumerate(pairs):
+    for number, line in enumerate(seconds):
         k = bisect_left(tails, line)
         back.append(tail_pair[k - 1] if k else -1)
         if k == len(tails):
@@ -175,12 +180,13 @@ def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
             tail_pair.append(number)
         else:
             tails[k], tail_pair[k] = line, number
-    chain: list[tuple[int, int]] = []
+    chain: list[int] = []
     number = tail_pair[-1] if tail_pair else -1
     while number >= 0:
-        chain.append(pairs[number])
+        chain.append(number)
         number = back[number]
-    return chain[::-1]
+    chain.reverse()
+    return [firsts[n] for n in chain], [seconds[n] for n in chain]
 
 
 def _grow(a: Keys, b: Keys, i: int, j: int, most: int) -> int:
@@ -218,14 +224,22 @@ def match_blocks(
     """Runs of equal lines, in order on both sides: anchored on lines unique to both, grown
     while the lines around are equal (trivial ones too), and again between the runs."""
     written = hunk.lines
-    anchors = _anchors(hunk, where, a, b)
-    if not anchors:
+    if len(a) == 1 and len(b) == 1:  # a line changed between two runs: what the rest would say
+        return (
+            [(a.start, b.start, 1)]
+            if hunk.solid[a.start] and written[a.start] == keys[b.start]
+            else []
+        )
+    if len(a) == len(written) and len(b) == len(keys) and hunk.unique and written == keys:
+        return [(0, 0, len(keys))]  # the text is the hunk's: one run, as the anchors would grow
+    firsts, seconds = _anchors(hunk, where, a, b)
+    if not firsts:
         return _fallback(written, keys, a, b)
     blocks: list[Block] = []
     low_a, low_b = a.start, b.start
-    for anchor_a, anchor_b in anchors:
-        if anchor_a < low_a or anchor_b < low_b:
-            continue  # already inside the run grown from the previous anchor
+    k, count = 0, len(firsts)
+    while k < count:
+        anchor_a, anchor_b = firsts[k], seconds[k]
         back = _grow_back(
             written, keys, anchor_a, anchor_b, min(anchor_a - low_a, anchor_b - low_b)
         )
@@ -239,6 +253,8 @@ def match_blocks(
             )
         blocks.append((start_a, start_b, size))
         low_a, low_b = start_a + size, start_b + size
+        # the next anchor past the run on both sides (both sides increase)
+        k = max(bisect_left(firsts, low_a, k + 1), bisect_left(seconds, low_b, k + 1))
     if depth < MAX_DEPTH and low_a < a.stop and low_b < b.stop:
         blocks += match_blocks(
             hunk, keys, where, range(low_a, a.stop), range(low_b, b.stop), depth + 1
@@ -266,24 +282,16 @@ def _fallback(written: Sequence[str], keys: Keys, a: range, b: range) -> list[Bl
     ]
 
 
-def match_lines(hunk: Hunk, keys: Keys, where: Positions, exact: bytearray) -> Taken:
+HunkClaims = tuple[list[Block], dict[int, Claim]]  # runs claimed exactly; lines "changed since"
+
+
+def match_lines(hunk: Hunk, keys: Keys, where: Positions, exact: bytearray) -> HunkClaims:
     """One hunk's claims: its lines matched as a sequence, moved blocks, then similar lines
     (not on lines in `exact`: a newer exact claim owns them whatever this one says)."""
     return _HunkMatch(hunk, keys, where, exact).run()
 
 
-def _unused_runs(used: bytearray) -> list[tuple[int, int]]:
-    runs: list[tuple[int, int]] = []
-    start = -1
-    for index, flag in enumerate(used):
-        if not flag and start < 0:
-            start = index
-        elif flag and start >= 0:
-            runs.append((start, index))
-            start = -1
-    if start >= 0:
-        runs.append((start, len(used)))
-    return runs
+_UNUSED = re.compile(b"\x00+")
 
 
 def _forward(start: int, stop: int) -> range:
@@ -297,10 +305,12 @@ def _back(stop: int, start: int) -> range:
 class _HunkMatch:
     def __init__(self, hunk: Hunk, keys: Keys, where: Positions, exact: bytearray) -> None:
         self.hunk, self.keys, self.where, self.exact = hunk, keys, where, exact
-        self.taken: Taken = {}
+        self.blocks: list[Block] = []
+        self.changed: dict[int, Claim] = {}
+        self.mine = bytearray(len(keys))  # document lines this hunk claimed exactly
         self.used = bytearray(len(hunk.lines))  # written lines already matched
 
-    def run(self) -> Taken:
+    def run(self) -> HunkClaims:
         hunk = self.hunk
         blocks = match_blocks(
             hunk, self.keys, self.where, range(len(hunk.lines)), range(len(self.keys))
@@ -310,21 +320,20 @@ class _HunkMatch:
         if blocks:
             self._moved()
             self._changed(blocks)
-        return self.taken
+        return self.blocks, self.changed
 
     def _claim(self, block: Block) -> None:
         a, b, size = block
-        event, number = self.hunk.event, self.hunk.hunk
-        made = map(_make, zip(repeat(event), repeat(number), range(a, a + size), repeat(False)))
-        self.taken.update(zip(range(b, b + size), made, strict=True))
-        self.exact[b : b + size] = b"\x01" * size
+        self.blocks.append(block)
+        self.exact[b : b + size] = self.mine[b : b + size] = b"\x01" * size
         self.used[a : a + size] = b"\x01" * size
 
     def _moved(self) -> None:
         """What is left of the hunk, matched again over the whole document: a block the user
         moved stands elsewhere."""
         written, everywhere = self.hunk.lines, range(len(self.keys))
-        for start, end in _unused_runs(self.used):
+        for unused in _UNUSED.finditer(self.used):
+            start, end = unused.span()
             if end - start < MOVE_MIN_LINES:
                 continue
             for block in match_blocks(
@@ -334,34 +343,39 @@ class _HunkMatch:
                 lines = written[a : a + size]
                 if size < MOVE_MIN_LINES or sum(not is_trivial(x) for x in lines) < 2:
                     continue
-                if not any(b + k in self.taken for k in range(size)):
+                if self.mine.find(1, b, b + size) < 0:
                     self._claim(block)
 
     def _changed(self, blocks: list[Block]) -> None:
         """The lines facing each matched block's edges, outward from it: a document line
-        similar to the written line across from it is that line, changed since."""
+        similar to the written line across from it is that line, changed since. (Where every
+        facing line is claimed exactly already, as between most runs, nothing is compared.)"""
+        exact, near = self.exact, NEAR_LINES
         first_a, first_b, _ = blocks[0]
-        self._pair(_back(first_a, 0), _back(first_b, 0))
+        if first_a and first_b and exact.find(0, max(0, first_b - near), first_b) >= 0:
+            self._pair(_back(first_a, 0), _back(first_b, 0))
+        ends = [block[:2] for block in blocks[1:]]
         for index, (a, b, size) in enumerate(blocks):
-            last = index + 1 == len(blocks)
-            next_a, next_b = (
-                (len(self.hunk.lines), len(self.keys)) if last else blocks[index + 1][:2]
-            )
-            self._pair(_forward(a + size, next_a), _forward(b + size, next_b))
-            if not last:
-                self._pair(_back(next_a, a + size), _back(next_b, b + size))
+            last = index == len(ends)
+            next_a, next_b = (len(self.hunk.lines), len(self.keys)) if last else ends[index]
+            end_a, end_b = a + size, b + size
+            if end_a >= next_a or end_b >= next_b:
+                continue
+            if exact.find(0, end_b, min(next_b, end_b + near)) >= 0:
+                self._pair(_forward(end_a, next_a), _forward(end_b, next_b))
+            if not last and exact.find(0, max(end_b, next_b - near), next_b) >= 0:
+                self._pair(_back(next_a, end_a), _back(next_b, end_b))
 
     def _pair(self, sources: range, lines: range) -> None:
         """Each document line against the written lines about as far from the block as it is."""
-        if not sources:
-            return
-        written, keys, used, taken = self.hunk.lines, self.keys, self.used, self.taken
+        exact = self.exact
+        written, keys, used, changed = self.hunk.lines, self.keys, self.used, self.changed
         for k, line in enumerate(lines):
-            if line in taken or self.exact[line]:
+            if line in changed or exact[line]:
                 continue
             for j in range(max(0, k - 2), min(len(sources), k + 3)):
                 source = sources[j]
                 if not used[source] and similar(written[source], keys[line]):
-                    taken[line] = Claim(self.hunk.event, self.hunk.hunk, source, True)
+                    changed[line] = Claim(self.hunk.event, self.hunk.hunk, source, True)
                     used[source] = 1
                     break

@@ -71,7 +71,7 @@ def updated(old: Provenance, document: str) -> Provenance:
     old_middle = old.keys[head : len(old.keys) - tail]
     new_middle = keys[head : len(keys) - tail]
     if max(len(old_middle), len(new_middle)) > INCREMENTAL_LINES:
-        return provenance(old.events, document, old.hunks)
+        return provenance(old.events, document)
     hunks = {(h.event, h.hunk): h for h in old.hunks}
     middle: list[tuple[Claim, ...]] = []
     diff = SequenceMatcher(None, old_middle, new_middle, autojunk=False)
@@ -84,7 +84,7 @@ def updated(old: Provenance, document: str) -> Provenance:
             text = new_middle[j1 + k]
             after = recheck(before, text, hunks)
             if not after and old.may_claim(text):  # text some hunk wrote: where it goes is a match
-                return provenance(old.events, document, old.hunks)
+                return provenance(old.events, document)
             middle.append(after)
     stacks = old.stacks[:head] + middle + old.stacks[len(old.stacks) - tail :]
     shift, changed_from = len(keys) - len(old.keys), len(old.keys) - tail
