@@ -18,7 +18,7 @@ unchanged head and tail against what claimed them before.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -79,8 +79,9 @@ def solid_lines(keys: Sequence[str]) -> list[bool]:
     """`not is_trivial` of each line: over 3 characters once stripped (measured in C), else
     holding a letter or digit (searched for only in the few short lines)."""
     solid = list(map((3).__lt__, map(len, map(str.strip, keys))))
-    for index in compress(range(len(solid)), map(not_, solid)):
-        solid[index] = _ALNUM.search(keys[index]) is not None
+    short = list(compress(range(len(solid)), map(not_, solid)))
+    found = map(bool, map(_ALNUM.search, map(keys.__getitem__, short)))
+    deque(map(solid.__setitem__, short, found), maxlen=0)
     return solid
 
 
