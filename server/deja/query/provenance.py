@@ -102,6 +102,11 @@ def prepared(events: Sequence[FileEvent]) -> Prepared:
     return _prepared(tuple((event.role, tuple(event.hunks)) for event in events))
 
 
+def forget_prepared() -> None:
+    """Drop the histories kept by `prepared` (the bench's first-mapping figure)."""
+    _prepared.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def _prepared(history: HistoryKey) -> Prepared:
     hunks: list[Hunk] = []
