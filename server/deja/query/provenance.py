@@ -22,7 +22,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, lru_cache
 from itertools import chain, compress, repeat
 from operator import not_
 from typing import NamedTuple
@@ -85,7 +85,6 @@ def solid_lines(keys: Sequence[str]) -> list[bool]:
     return solid
 
 
-_make = partial(tuple.__new__, Claim)  # a Claim from a tuple, without Python code in between
 Prepared = tuple[tuple[Hunk, ...], tuple[frozenset[str], tuple[str, ...]]]
 HistoryKey = tuple[tuple[str, tuple[tuple[str | None, str], ...]], ...]
 
@@ -127,7 +126,9 @@ def _hunk(index: int, number: int, text: str, partial: bool, written: str) -> Hu
     counts = Counter(compress(lines, solid))
     once = list(map((1).__eq__, map(counts.get, lines, repeat(0))))
     unique = tuple(compress(range(len(lines)), once))
-    made = map(_make, zip(repeat(index), repeat(number), range(len(lines)), repeat(False)))
+    # (Claims made from tuples in C: NamedTuple's own constructor is Python code)
+    fields = zip(repeat(index), repeat(number), range(len(lines)), repeat(False))
+    made = map(tuple.__new__, repeat(Claim), fields)
     singles = tuple(zip(made))
     keys = tuple(compress(lines, once))
     ends = written.endswith("\n")
