@@ -14,7 +14,6 @@ from deja.query import History, QueryError
 from deja.query.since import parse_since
 from deja.wire import JSON_SCHEMA
 
-from .. import jsonlib
 from . import render
 from .progress import ProgressBar
 
@@ -102,6 +101,8 @@ def ensure_store(history: History) -> None:
 
 
 def envelope(command: str | None, **payload: Any) -> bytes:
+    from deja import jsonlib  # only under `--json`: orjson's import costs every start ~10 ms
+
     return (
         jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
     )

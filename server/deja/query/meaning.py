@@ -39,10 +39,12 @@ def wanted(db: sqlite3.Connection, parsed: ParsedQuery) -> bool:
     """Fuse only plain questions (no exclusions: meaning cannot say "not"), with vectors."""
     if parsed.excluded or not parsed.terms():
         return False
+    if not semantic.enabled():  # first: the model's and the scan's modules load only when on
+        return False
     from deja.semantic.model import ModelUnavailable, load
     from deja.semantic.nearest import has_vectors
 
-    if not (semantic.enabled() and has_vectors(db)):
+    if not has_vectors(db):
         return False
     try:
         load()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from deja.index.forks import own_records
 from deja.text import one_line
 
-from . import blame, meaning
+from . import meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
 from .rows import named
 from .scope import Scope
@@ -223,6 +223,8 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
     parsed = parse_query(query.text)
     paths = None
     if query.file:
+        from . import blame  # only for `--file` (start-up cost)
+
         paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
         if not paths:
             return SearchResult([])

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from deja import settings
 
-from .model import available
+
+def available() -> bool:
+    """Whether the extra is installed (`model.available`; the model module, with its imports,
+    loads only when asked: every `deja search` asks whether the extra is on)."""
+    from .model import available as installed
+
+    return installed()
 
 
 def enabled() -> bool:
