@@ -3,7 +3,6 @@ output (lines or a JSON envelope) and the argument types. Light: `deja search` l
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,6 +17,8 @@ from . import render
 from .progress import ProgressBar
 
 if TYPE_CHECKING:
+    import argparse
+
     from deja.index import PassReport
 
 
@@ -38,12 +39,16 @@ def since(value: str) -> float:
     try:
         return parse_since(value)
     except QueryError as error:
+        import argparse  # here: `deja search` parses without it (search_argv)
+
         raise argparse.ArgumentTypeError(error.message) from None
 
 
 def positive(value: str) -> int:
     number = int(value)
     if number < 0:
+        import argparse
+
         raise argparse.ArgumentTypeError("must be 0 or more")
     return number
 
