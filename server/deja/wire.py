@@ -7,7 +7,6 @@ library; the restore types are imported for typing only (`deja search` never loa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
@@ -32,6 +31,13 @@ if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
 JSON_SCHEMA = 1
+
+
+def asdict(value: Any) -> dict[str, Any]:
+    """`dataclasses.asdict`, imported when first needed: `deja search` loads no dataclasses."""
+    from dataclasses import asdict as fields
+
+    return fields(value)
 
 
 def iso(timestamp: float | None) -> str | None:

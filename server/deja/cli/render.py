@@ -7,7 +7,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
-from deja.query import HIGHLIGHT_END, HIGHLIGHT_START, fork_line
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
 from deja.units import ago, human_size
 from deja.wire import iso
 
@@ -113,6 +113,8 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
         f"{human_size(summary.size)}"
     )
     lines = [head, info]
+    from deja.query import fork_line  # the sessions module: not for `deja search`
+
     forked = fork_line(summary)
     if forked:
         lines.append(f"    {forked}")
@@ -183,6 +185,8 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
         style.bold(summary.title),
         style.dim(f"{summary.id} · {summary.workspace or '-'} · started {iso(summary.started)}"),
     ]
+    from deja.query import fork_line  # the sessions module: not for `deja search`
+
     forked = fork_line(summary)
     if forked:
         lines.append(f"{forked}: the turns before it are shown under that session")

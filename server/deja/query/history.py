@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from deja import settings
 from deja.index import Index, default_home
 
-from . import sessions as session_queries
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
 
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
 
     from . import blame
     from . import restore as restore_queries
+    from . import sessions as session_queries
     from .files import FilesResult
     from .fix import FixResult
     from .fork import ForkCommand
@@ -99,19 +99,28 @@ class History:
     def sessions(
         self, scope: Scope, limit: int = 50, offset: int = 0
     ) -> list[session_queries.SessionSummary]:
+        from . import sessions as session_queries
+
         return session_queries.list_sessions(self.db, scope, limit, offset)
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""
+        from . import sessions as session_queries
+
         return session_queries.count_sessions(self.db, scope)
 
     def resolve_session(self, given: str) -> str:
+        from . import sessions as session_queries
+
         return session_queries.resolve_session_id(self.db, given)
 
     def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+        from . import sessions as session_queries
+
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
 
     def fork_command(self, session_id: str) -> ForkCommand:
+        from . import sessions as session_queries
         from .fork import fork_command
 
         return fork_command(
@@ -212,6 +221,8 @@ class History:
     ) -> list[session_queries.SessionSummary]:
         """What `forget_session(session)` or `forget_workspace(workspace)` would remove, newest
         first; nothing changes. Raises `UnknownSession` when the index holds none of it."""
+        from . import sessions as session_queries
+
         if session is not None:
             return [session_queries.session_summary(self.db, self.resolve_session(session))]
         if workspace is None:
@@ -223,6 +234,8 @@ class History:
     def forget_session(self, session_id: str) -> session_queries.SessionSummary:
         """Remove a session from the index for good (a tombstone keeps later passes from
         bringing it back); returns what it was. Raises `UnknownSession`."""
+        from . import sessions as session_queries
+
         summary = session_queries.session_summary(self.db, self.resolve_session(session_id))
         with self._nothing_indexed():
             self.index.forget_session(summary.id)
@@ -250,6 +263,8 @@ class History:
     def _nothing_indexed(self) -> Iterator[None]:
         """The index's `NotIndexed` as the query layer's user error."""
         from deja.index.tombstones import NotIndexed
+
+        from . import sessions as session_queries
 
         try:
             yield
