@@ -4,6 +4,7 @@ declines, so argparse parses (and words the errors). Varied and random argv, bad
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -143,3 +144,49 @@ def test_the_search_command_is_parsed_without_argparse(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[-3:] == ["0", "False", "False"]
+
+
+def test_a_search_registers_nothing_to_run_at_exit(tmp_path: Path) -> None:
+    """`program` ends a search with `os._exit` (no interpreter teardown): that is only sound
+    while nothing on the search path registers `atexit` work."""
+    (tmp_path / "store" / "sessions").mkdir(parents=True)
+    probe = (
+        "import atexit; from deja.cli.main import main;"
+        " code = main(['search', '--all', 'x', '--json']); print(code, atexit._ncallbacks())"
+    )
+    env = {"DEJA_CONTINUE_ROOT": str(tmp_path / "store"), "DEJA_HOME": str(tmp_path / "home")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[-2:] == ["0", "0"]
+
+
+def test_the_program_ends_a_search_with_its_output_and_exit_code(tmp_path: Path) -> None:
+    (tmp_path / "store" / "sessions").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(tmp_path / "store"),
+        "DEJA_HOME": str(tmp_path / "home"),
+    }
+
+    def deja(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "deja", *words],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    found = deja("search", "--all", "nothing", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["total"] == 0  # the whole envelope, flushed
+    unknown = deja("search", "--all", "x", "--session", "feedfacefeedface")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("deja: ")
+    bad = deja("search", "x", "--limit", "-3")
+    assert bad.returncode == 2 and "must be 0 or more" in bad.stderr

@@ -6,15 +6,16 @@ other command line goes through `parser.py`'s argparse parser."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from deja.errors import DejaError
 from deja.lazy_exports import lazy_exports
 
 from . import commands, search_argv
-from .common import json_error
 
 if TYPE_CHECKING:
     from .parser import UsageError, build_parser, package_version
@@ -23,6 +24,20 @@ __getattr__ = lazy_exports(
     __name__,
     {name: "deja.cli.parser" for name in ("UsageError", "build_parser", "package_version")},
 )
+
+
+def program() -> NoReturn:
+    """The `deja` program (its console script and `python -m deja`): `main`, then exit. A search
+    ends without the interpreter's teardown (a last collection over every object and the module
+    cleanup: ~8 % of a search process's instructions, callgrind): its output flushed, its index
+    closed, and nothing registered with `atexit` on its path (tests/test_search_argv.py)."""
+    code = main()
+    if sys.argv[1:2] != ["search"]:
+        sys.exit(code)
+    with contextlib.suppress(OSError):  # a closed pipe: the search said what it could
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,6 +62,8 @@ def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -
         return action()
     except DejaError as error:
         if json_command:
+            from .common import json_error
+
             return json_error(json_command, error.message, 1)
         print(f"deja: {error.message}", file=sys.stderr)
         return 1
@@ -54,4 +71,4 @@ def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -
         return 0
 
 
-__all__ = ["UsageError", "build_parser", "main", "package_version", "run_guarded"]
+__all__ = ["UsageError", "build_parser", "main", "package_version", "program", "run_guarded"]
