@@ -38,13 +38,11 @@ def wanted(db: sqlite3.Connection, parsed: ParsedQuery) -> bool:
     """Fuse only plain questions (no exclusions: meaning cannot say "not"), with vectors."""
     if parsed.excluded or not parsed.terms():
         return False
-    if not semantic.enabled():  # first: the model's and the scan's modules load only when on
+    # In this order: the model's modules load only when the extra is on and the index has vectors.
+    if not (semantic.enabled() and semantic.has_vectors(db)):
         return False
     from deja.semantic.model import ModelUnavailable, load
-    from deja.semantic.nearest import has_vectors
 
-    if not has_vectors(db):
-        return False
     try:
         load()
     except ModelUnavailable:  # a broken install: search by words, as without the extra
