@@ -435,8 +435,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=HERE / "out")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (CI)")
     parser.add_argument("--no-peer", action="store_true", help="skip deja-vu")
+    parser.add_argument(
+        "--scale", action="store_true", help="the scale run (bench/scale.py; on by 4G and over)"
+    )
+    parser.add_argument("--scale-reference", default="1G", help="the scale run's linear yardstick")
     args = parser.parse_args()
     size = parse_size(args.size)
+    if args.scale or size >= 4 << 30:
+        return scale_main(args, size)
     sizes = {
         "default": size,
         "cli": parse_size(args.cli_size) if args.cli_size else max(size * 15 // 100, 2 << 20),
@@ -458,6 +464,17 @@ def main() -> int:
     print(f"\nDeja bench · {args.size} store · seed {args.seed} · {os.cpu_count()} cores")
     for title, rows in results:
         print_rows(title, rows)
+    print(f"\nload average (1, 5, 15 min): start {started_load} · end {load_average()}")
+    return 0
+
+
+def scale_main(args: argparse.Namespace, size: int) -> int:
+    from bench.scale import scale_rows
+
+    started_load = load_average()
+    print(f"load average at start: {started_load}", flush=True)
+    rows = scale_rows(size, parse_size(args.scale_reference), args.seed, args.out, args.quick)
+    print_rows(f"scale run, {size >> 20} MiB default shape vs {args.scale_reference}", rows)
     print(f"\nload average (1, 5, 15 min): start {started_load} · end {load_average()}")
     return 0
 

@@ -1,7 +1,5 @@
 """`python -m deja …` is the same as `deja …`."""
 
-import sys
+from deja.cli.main import program
 
-from deja.cli.main import main
-
-sys.exit(main())
+program()

@@ -7,32 +7,37 @@ library; the restore types are imported for typing only (`deja search` never loa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from deja.query import (
-    HIGHLIGHT_END,
-    HIGHLIGHT_START,
-    Claim,
-    FileEvent,
-    FilesResult,
-    FixResult,
-    FixStep,
-    Hit,
-    SessionSummary,
-    SessionView,
-    Stats,
-    TurnRecord,
-)
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
 from deja.units import iso_time
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
     from deja.doctor import Check
     from deja.index import Tombstone
+    from deja.query import (
+        Claim,
+        FileEvent,
+        FilesResult,
+        FixResult,
+        FixStep,
+        Hit,
+        SessionSummary,
+        SessionView,
+        Stats,
+        TurnRecord,
+    )
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
 JSON_SCHEMA = 1
+
+
+def asdict(value: Any) -> dict[str, Any]:
+    """`dataclasses.asdict`, imported when first needed: `deja search` loads no dataclasses."""
+    from dataclasses import asdict as fields
+
+    return fields(value)
 
 
 def iso(timestamp: float | None) -> str | None:

@@ -3,7 +3,6 @@ output (lines or a JSON envelope) and the argument types. Light: `deja search` l
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,11 +13,12 @@ from deja.query import History, QueryError
 from deja.query.since import parse_since
 from deja.wire import JSON_SCHEMA
 
-from .. import jsonlib
 from . import render
 from .progress import ProgressBar
 
 if TYPE_CHECKING:
+    import argparse
+
     from deja.index import PassReport
 
 
@@ -39,12 +39,16 @@ def since(value: str) -> float:
     try:
         return parse_since(value)
     except QueryError as error:
+        import argparse  # here: `deja search` parses without it (search_argv)
+
         raise argparse.ArgumentTypeError(error.message) from None
 
 
 def positive(value: str) -> int:
     number = int(value)
     if number < 0:
+        import argparse
+
         raise argparse.ArgumentTypeError("must be 0 or more")
     return number
 
@@ -102,6 +106,8 @@ def ensure_store(history: History) -> None:
 
 
 def envelope(command: str | None, **payload: Any) -> bytes:
+    from deja import jsonlib  # only under `--json`: orjson's import costs every start ~10 ms
+
     return (
         jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
     )

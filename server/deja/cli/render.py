@@ -5,21 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
-from deja.query import (
-    HIGHLIGHT_END,
-    HIGHLIGHT_START,
-    FileEvent,
-    Hit,
-    SessionSummary,
-    SessionView,
-    TurnRecord,
-    fork_line,
-)
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
 from deja.units import ago, human_size
 from deja.wire import iso
+
+if TYPE_CHECKING:
+    from deja.query import FileEvent, Hit, SessionSummary, SessionView, TurnRecord
 
 
 class Style:
@@ -120,6 +113,8 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
         f"{human_size(summary.size)}"
     )
     lines = [head, info]
+    from deja.query import fork_line  # the sessions module: not for `deja search`
+
     forked = fork_line(summary)
     if forked:
         lines.append(f"    {forked}")
@@ -139,6 +134,9 @@ def _changed_lines(hunks: list[tuple[str | None, str]]) -> tuple[int, int]:
 def record_line(record: TurnRecord, style: Style) -> str:
     """One record in a line; a tool call that did not simply run ends `→ errored`, `→ canceled`,
     `→ refused` or `→ no result` (`call_outcome`, the words restore and the sidecar use)."""
+    # The reader's tools module (and its records) only here, not for `deja search`'s hits.
+    from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
+
     ended = call_outcome(record.status) if record.role in TOOL_ROLES else None
     outcome = f" → {ended}" if ended else ""
     if record.role == "command":
@@ -162,6 +160,8 @@ def record_line(record: TurnRecord, style: Style) -> str:
 def record_details(record: TurnRecord, style: Style) -> list[str]:
     """What `show --full` adds under a record: a command's or tool's output, an edit's diff, and
     why a call that did not run ended so."""
+    from deja.continue_store.tools import TOOL_ROLES, call_outcome
+
     failed = record.role in TOOL_ROLES and call_outcome(record.status) is not None
     lines: list[str] = []
     if record.role == "edit":
@@ -185,6 +185,8 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
         style.bold(summary.title),
         style.dim(f"{summary.id} · {summary.workspace or '-'} · started {iso(summary.started)}"),
     ]
+    from deja.query import fork_line  # the sessions module: not for `deja search`
+
     forked = fork_line(summary)
     if forked:
         lines.append(f"{forked}: the turns before it are shown under that session")
@@ -214,6 +216,8 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
 
 def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
     # A call that did not run is named as `show` names it: `edit path → refused`, not "edited".
+    from deja.continue_store.tools import call_outcome, edit_verb
+
     outcome = call_outcome(event.status) if event.status is not None else None
     what = edit_verb(event.tool, ran=not outcome) if event.role == "edit" else event.role
     status = f" → {outcome}" if outcome else ""

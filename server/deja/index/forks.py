@@ -10,8 +10,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from deja.continue_store.parse import title_from_message
-
 # A fork copies at least one exchange: a single shared opening item (two sessions that both
 # begin with "hi") is no evidence of copying.
 MIN_SHARED_ITEMS = 2
@@ -164,6 +162,9 @@ def _own_opening(db: sqlite3.Connection, session_id: str, from_turn: int, was: i
     """A fork's first request is the first of its own turns (`first_user`, one line of at most
     FIRST_USER_CHARS as ingest writes it), and so is a title made from it: a title that is the
     first line of the request its turns began with (from 0, or `was`) is made again."""
+    # Here, not at the top: queries import `own_records`, and `deja search` not the reader.
+    from deja.continue_store.parse import title_from_message
+
     own = _first_request(db, session_id, from_turn)
     first_user = " ".join(own.split())[:FIRST_USER_CHARS] if own else ""
     db.execute("UPDATE sessions SET first_user = ? WHERE id = ?", (first_user, session_id))

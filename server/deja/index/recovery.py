@@ -7,14 +7,13 @@ import contextlib
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .schema import DB_NAME, SCHEMA_VERSION, IndexCorrupt, connect, schema_version
 
 
-@dataclass(slots=True)
-class Recovery:
+class Recovery(NamedTuple):
     """What happened when the index file could not be opened."""
 
     message: str

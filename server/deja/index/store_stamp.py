@@ -1,8 +1,8 @@
 """The store's stamp: whether a pass would find anything to do, told without one.
 
 A pass that saw a listing records its stamp (`meta.store_stamp`): every session file's (id,
-size, mtime_ns), sorted, and what else decides what a pass reads (the schema version, the
-store's root, the exclude list's text, the size cap, the redaction switch, whether search by
+size, mtime_ns), in listing order, and what else decides what a pass reads (the schema version,
+the store's root, the exclude list's text, the size cap, the redaction switch, whether search by
 meaning is on), kept as text rather than hashed (exact, and no hash library to load: ~70 bytes
 a session). `unchanged` lists the folder again (one `scandir` and one stat per file, no file
 opened, none of the reader imported) and compares. Exact as the pass's own test is, with one
@@ -39,13 +39,17 @@ def listing_time() -> int:
 def stamp_of(
     root: Path, exclude_path: Path | None, files: Iterable[tuple[str, int, int]], listed_at: int
 ) -> str | None:
-    """The stamp of a listing of (id, size, mtime_ns); None when a file is too fresh to trust."""
+    """The stamp of a listing of (id, size, mtime_ns); None when a file is too fresh to trust.
+    In listing order, not sorted: the pass and `current_stamp` both list with one `scandir`,
+    which yields an unchanged folder's entries in the same order, and a listing in another
+    order only makes an unchanged store look changed (a pass that finds nothing: safe)."""
     fields: list[str] = []
-    for session_id, size, mtime_ns in sorted(files):
+    for session_id, size, mtime_ns in files:
         if listed_at - mtime_ns < RACY_WINDOW_NS:
             return None
-        fields += (session_id, str(size), str(mtime_ns))
-    # No file name holds a `/`, and the context (a repr) no newline: the text reads one way.
+        fields.append(f"{session_id} {size} {mtime_ns}")
+    # No file name holds a `/` or a space, and the context (a repr) no newline: the text reads
+    # one way.
     return _context(root, exclude_path) + "\n" + "/".join(fields)
 
 

@@ -1,22 +1,67 @@
-"""Questions over the index: search, sessions, show, file history. One API for every front door."""
+"""Questions over the index: search, sessions, show, file history. One API for every front door.
 
-from .blame import FileEvent, LineRange
-from .files import FilesResult, TouchedFile
-from .fix import FixResult, FixStep, PastFailure
-from .history import History
-from .provenance import Claim, LineError, Provenance, check_line
-from .query_syntax import QueryError
-from .scope import Scope, ScopeChoice, WorkspaceError
-from .search import (
-    HIGHLIGHT_END,
-    HIGHLIGHT_START,
-    SEARCH_ROLES,
-    Hit,
-    SearchQuery,
-    SearchResult,
-)
-from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
-from .stats import Stats
+Names load on first use (PEP 562): `deja search` loads the search and its History only, not
+blame, fix, files or provenance."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from deja.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from .blame import FileEvent, LineRange
+    from .files import FilesResult, TouchedFile
+    from .fix import FixResult, FixStep, PastFailure
+    from .history import History
+    from .provenance import Claim, LineError, Provenance, check_line
+    from .query_syntax import QueryError
+    from .scope import Scope, ScopeChoice, WorkspaceError
+    from .search import (
+        HIGHLIGHT_END,
+        HIGHLIGHT_START,
+        SEARCH_ROLES,
+        Hit,
+        SearchQuery,
+        SearchResult,
+    )
+    from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
+    from .stats import Stats
+
+_WHERE = {
+    "Claim": ".provenance",
+    "FileEvent": ".blame",
+    "FilesResult": ".files",
+    "FixResult": ".fix",
+    "FixStep": ".fix",
+    "HIGHLIGHT_END": ".search",
+    "HIGHLIGHT_START": ".search",
+    "History": ".history",
+    "Hit": ".search",
+    "LineError": ".provenance",
+    "LineRange": ".blame",
+    "PastFailure": ".fix",
+    "Provenance": ".provenance",
+    "QueryError": ".query_syntax",
+    "SEARCH_ROLES": ".search",
+    "Scope": ".scope",
+    "ScopeChoice": ".scope",
+    "SearchQuery": ".search",
+    "SearchResult": ".search",
+    "SessionSummary": ".sessions",
+    "SessionView": ".sessions",
+    "Stats": ".stats",
+    "TouchedFile": ".files",
+    "TurnRecord": ".sessions",
+    "UnknownSession": ".sessions",
+    "WorkspaceError": ".scope",
+    "check_line": ".provenance",
+    "fork_line": ".sessions",
+}
+
+
+__getattr__ = lazy_exports(__name__, _WHERE)
+
 
 __all__ = [
     "HIGHLIGHT_END",

@@ -12,21 +12,22 @@ from typing import TYPE_CHECKING
 from deja import settings
 from deja.index import Index, default_home
 
-from . import blame
-from . import sessions as session_queries
-from .files import FilesResult, files_for_topic
-from .fix import FixResult, find_fixes
-from .fork import ForkCommand, fork_command
-from .provenance import Provenance
-from .provenance_match import provenance as line_provenance
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
-from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
     from deja.index import PassReport, Progress, Recovery, Tombstone
 
+    from . import blame
     from . import restore as restore_queries
+    from . import sessions as session_queries
+    from .files import FilesResult
+    from .fix import FixResult
+    from .fork import ForkCommand
+    from .provenance import Provenance
+    from .stats import Stats
+
+# Each question beyond search imports its module when first asked (`deja search`'s start-up).
 
 
 class History:
@@ -98,19 +99,30 @@ class History:
     def sessions(
         self, scope: Scope, limit: int = 50, offset: int = 0
     ) -> list[session_queries.SessionSummary]:
+        from . import sessions as session_queries
+
         return session_queries.list_sessions(self.db, scope, limit, offset)
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""
+        from . import sessions as session_queries
+
         return session_queries.count_sessions(self.db, scope)
 
     def resolve_session(self, given: str) -> str:
+        from . import sessions as session_queries
+
         return session_queries.resolve_session_id(self.db, given)
 
     def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+        from . import sessions as session_queries
+
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
 
     def fork_command(self, session_id: str) -> ForkCommand:
+        from . import sessions as session_queries
+        from .fork import fork_command
+
         return fork_command(
             session_queries.session_summary(self.db, self.resolve_session(session_id))
         )
@@ -166,6 +178,8 @@ class History:
         """Events for `path` (a file:// URI, absolute, relative to `cwd`, relative to a workspace
         or the end of a path: `blame.resolve_file`), ranges placed in `document` (where each
         hunk's lines stand by `provenance`)."""
+        from . import blame
+
         paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
         events = blame.file_history(self.db, paths, limit=limit)
         if document is not None:
@@ -175,21 +189,31 @@ class History:
     def provenance(self, events: list[blame.FileEvent], document: str) -> Provenance:
         """Which of `file_history`'s events wrote each line of `document`, and which lines
         were changed since (`provenance.py`). Pure: no query."""
+        from .provenance_match import provenance as line_provenance
+
         return line_provenance(events, document)
 
     def fix(self, error: str, scope: Scope, limit: int = 10) -> FixResult:
         """Past failures with the same or a close error signature as `error` (`deja fix`), each
         with what made it go away in its session or `fixed=False`, best first."""
+        from .fix import find_fixes
+
         return find_fixes(self.db, error, scope, limit)
 
     def files(self, topic: str, scope: Scope, limit: int = 20) -> FilesResult:
         """The files the sessions matching `topic` edited, wrote or read (`deja files`)."""
+        from .files import files_for_topic
+
         return files_for_topic(self.db, topic, scope, limit)
 
     def most_edited_file(self) -> str:
+        from . import blame
+
         return blame.most_edited_file(self.db)
 
     def stats(self) -> Stats:
+        from .stats import index_stats
+
         return index_stats(self.db, self.index.path, self.root)
 
     def forget_preview(
@@ -197,6 +221,8 @@ class History:
     ) -> list[session_queries.SessionSummary]:
         """What `forget_session(session)` or `forget_workspace(workspace)` would remove, newest
         first; nothing changes. Raises `UnknownSession` when the index holds none of it."""
+        from . import sessions as session_queries
+
         if session is not None:
             return [session_queries.session_summary(self.db, self.resolve_session(session))]
         if workspace is None:
@@ -208,6 +234,8 @@ class History:
     def forget_session(self, session_id: str) -> session_queries.SessionSummary:
         """Remove a session from the index for good (a tombstone keeps later passes from
         bringing it back); returns what it was. Raises `UnknownSession`."""
+        from . import sessions as session_queries
+
         summary = session_queries.session_summary(self.db, self.resolve_session(session_id))
         with self._nothing_indexed():
             self.index.forget_session(summary.id)
@@ -235,6 +263,8 @@ class History:
     def _nothing_indexed(self) -> Iterator[None]:
         """The index's `NotIndexed` as the query layer's user error."""
         from deja.index.tombstones import NotIndexed
+
+        from . import sessions as session_queries
 
         try:
             yield

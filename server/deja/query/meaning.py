@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deja import semantic
@@ -39,11 +38,11 @@ def wanted(db: sqlite3.Connection, parsed: ParsedQuery) -> bool:
     """Fuse only plain questions (no exclusions: meaning cannot say "not"), with vectors."""
     if parsed.excluded or not parsed.terms():
         return False
-    from deja.semantic.model import ModelUnavailable, load
-    from deja.semantic.nearest import has_vectors
-
-    if not (semantic.enabled() and has_vectors(db)):
+    # In this order: the model's modules load only when the extra is on and the index has vectors.
+    if not (semantic.enabled() and semantic.has_vectors(db)):
         return False
+    from deja.semantic.model import ModelUnavailable, load
+
     try:
         load()
     except ModelUnavailable:  # a broken install: search by words, as without the extra
@@ -76,7 +75,7 @@ def fused(
     by_meaning = close[:depth]
     # Typo correction only when meaning found nothing either: it is the slow path, and a
     # question in other words is what meaning answers.
-    by_words = words(replace(query, limit=depth, offset=0), not by_meaning)
+    by_words = words(query._replace(limit=depth, offset=0), not by_meaning)
     scores: dict[int, float] = {}
     for rank, hit in enumerate(by_words.hits):
         scores[hit.record_id] = 1 / (RRF_K + rank + 1)
@@ -90,10 +89,12 @@ def fused(
     for rid in page:
         found = known.get(rid) or extra.get(rid)
         if found is not None:
-            found.score = round(scores[rid] * 1000, 4)
-            hits.append(found)
+            hits.append(found._replace(score=round(scores[rid] * 1000, 4)))
     only_meaning = sum(1 for rid in by_meaning if rid not in known)
-    return replace(by_words, hits=hits, total=by_words.total + only_meaning)
+    total = by_words.total + only_meaning
+    from .search import SearchResult  # here: search imports this module
+
+    return SearchResult(hits, by_words.approximate, by_words.notes, by_words.corrections, total)
 
 
 def _passing(

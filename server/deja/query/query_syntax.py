@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from deja.errors import DejaError
 from deja.index.tokens import identifier_parts
@@ -21,8 +21,7 @@ _QUERY_PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 _OPERATORS = ("AND", "OR", "NOT")
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(NamedTuple):
     tokens: tuple[str, ...]
     prefix: bool = False
     exclude: bool = False
@@ -38,8 +37,7 @@ class Term:
         return f'({quoted} OR "{" ".join(self.parts)}"{star})'
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedQuery:
+class ParsedQuery(NamedTuple):
     """Every group must match (AND), one term of a group is enough (OR); no exclusion may."""
 
     groups: tuple[tuple[Term, ...], ...]
@@ -120,7 +118,7 @@ def parse_query(text: str) -> ParsedQuery:
                 raise _exclusion_in_or()
             joining = part
             continue
-        term = replace(part, exclude=True) if negate else part
+        term = part._replace(exclude=True) if negate else part
         if joining == "OR":
             if term.exclude:
                 raise _exclusion_in_or()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from deja.continue_store.workspace import (
     absolute_path,
@@ -14,14 +14,14 @@ from deja.continue_store.workspace import (
     workspace_contains,
 )
 from deja.errors import DejaError
+from deja.plain_record import Plain
 
 
 class WorkspaceError(DejaError):
     """A workspace named by the user that is no known workspace, or more than one."""
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(NamedTuple):
     """`workspaces` empty means all sessions."""
 
     workspaces: tuple[str, ...] = ()
@@ -37,10 +37,12 @@ class Scope:
         return f"{column} IN ({','.join('?' * len(self.workspaces))})", list(self.workspaces)
 
 
-@dataclass(slots=True)
-class ScopeChoice:
-    scope: Scope
-    notes: list[str] = field(default_factory=list)
+class ScopeChoice(Plain):
+    __slots__ = ("notes", "scope")
+
+    def __init__(self, scope: Scope, notes: list[str] | None = None) -> None:
+        self.scope = scope
+        self.notes = [] if notes is None else notes
 
 
 def known_workspaces(db: sqlite3.Connection) -> list[str]:

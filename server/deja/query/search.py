@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from deja.index.forks import own_records
+from deja.plain_record import Plain
 from deja.text import one_line
 
-from . import blame, meaning
+from . import meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
 from .rows import named
 from .scope import Scope
@@ -44,10 +45,10 @@ _ROLE_CASE = (
 _MARK = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
 
 
-@dataclass(slots=True)
-class SearchQuery:
+# NamedTuples and a `Plain` class, not dataclasses: `deja search`'s start-up (plain_record.py).
+class SearchQuery(NamedTuple):
     text: str
-    scope: Scope = field(default_factory=Scope)
+    scope: Scope = Scope()
     role: str | None = None
     # As `deja blame` takes it: a path (absolute, or relative to `cwd`), a file:// URI, a path
     # relative to a workspace, or the end of one.
@@ -62,8 +63,7 @@ class SearchQuery:
     count_all: bool = True
 
 
-@dataclass(slots=True)
-class Hit:
+class Hit(NamedTuple):
     session_id: str
     title: str
     workspace: str
@@ -83,15 +83,24 @@ class Hit:
     meaning_only: bool = False
 
 
-@dataclass(slots=True)
-class SearchResult:
-    hits: list[Hit]
-    approximate: bool = False
-    notes: list[str] = field(default_factory=list)
-    corrections: dict[str, str] = field(default_factory=dict)
-    # Every hit of the query and its filters, not only the page's (with `count_all=False`, only
-    # those up to the end of the page).
-    total: int = 0
+class SearchResult(Plain):
+    __slots__ = ("approximate", "corrections", "hits", "notes", "total")
+
+    def __init__(
+        self,
+        hits: list[Hit],
+        approximate: bool = False,
+        notes: list[str] | None = None,
+        corrections: dict[str, str] | None = None,
+        total: int = 0,
+    ) -> None:
+        self.hits = hits
+        self.approximate = approximate
+        self.notes = [] if notes is None else notes
+        self.corrections = {} if corrections is None else corrections
+        # Every hit of the query and its filters, not only the page's (with `count_all=False`,
+        # only those up to the end of the page).
+        self.total = total
 
 
 def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], list[object]]:
@@ -223,6 +232,8 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
     parsed = parse_query(query.text)
     paths = None
     if query.file:
+        from . import blame  # only for `--file` (start-up cost)
+
         paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
         if not paths:
             return SearchResult([])
@@ -247,7 +258,7 @@ def _by_words(
     if not corrections:
         return SearchResult([])
     fuzzy = parsed.map_terms(
-        lambda term: replace(term, tokens=tuple(corrections.get(t, t) for t in term.tokens))
+        lambda term: term._replace(tokens=tuple(corrections.get(t, t) for t in term.tokens))
     )
     hits, total = _run(db, fts_expression(fuzzy), query, paths)
     return SearchResult(

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from deja.errors import DejaError
 from deja.index.forks import own_records
 
-from .. import jsonlib
 from .rows import named
 from .scope import Scope
 
@@ -53,6 +52,8 @@ SUMMARY_COLUMNS = (
 
 def summary_from_row(row: sqlite3.Row) -> SessionSummary:
     """A `SessionSummary` from a row of a `named` cursor that selected `SUMMARY_COLUMNS`."""
+    from deja import jsonlib  # here: importing orjson costs `deja search` ~10 ms at start-up
+
     parent, parent_title, fork_turn = jsonlib.loads(row["fork"]) if row["fork"] else (None,) * 3
     return SessionSummary(
         id=str(row["id"]),
@@ -153,6 +154,8 @@ def session_ids(db: sqlite3.Connection) -> list[str]:
 def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[SessionSummary]:
     """These sessions, newest first, in one query (the ids travel as one JSON parameter, so
     no count of them meets SQLite's limit on parameters)."""
+    from deja import jsonlib
+
     rows = named(db).execute(
         f"SELECT {SUMMARY_COLUMNS} FROM sessions"
         " WHERE id IN (SELECT value FROM json_each(?))"
@@ -209,6 +212,8 @@ def _inherited_turn(db: sqlite3.Connection, summary: SessionSummary, turn: int) 
 
 
 def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
+    from deja import jsonlib
+
     view = SessionView(session_summary(db, session_id))
     fork_turn = view.session.fork_turn
     if turn is not None and fork_turn is not None and 0 <= turn < fork_turn:

@@ -6,7 +6,6 @@ and its network code)."""
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import itertools
 import os
@@ -157,9 +156,3 @@ def load() -> Embedder:
         embedder = Embedder(MODEL_ID, DIMENSIONS, table, tokenizer)
         _loaded[MODEL_NAME] = embedder
         return embedder
-
-
-@functools.cache
-def available() -> bool:
-    """Whether the extra is installed (finds the package once per process, loads nothing)."""
-    return importlib.util.find_spec("wordllama") is not None

@@ -24,13 +24,6 @@ _lock = threading.Lock()
 _cache: dict[str, Matrix] = {}
 
 
-def has_vectors(db: sqlite3.Connection) -> bool:
-    try:
-        return db.execute("SELECT 1 FROM record_vectors LIMIT 1").fetchone() is not None
-    except sqlite3.OperationalError:  # no table: never indexed with the extra
-        return False
-
-
 def _matrix(db: sqlite3.Connection, dimensions: int) -> Matrix:
     import numpy as np
 

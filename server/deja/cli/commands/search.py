@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from deja.query import SEARCH_ROLES, History, SearchQuery
 from deja.wire import hit_json
@@ -20,6 +20,9 @@ from ..common import (
     positive,
     since,
 )
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_parser(command: AddCommand) -> None:

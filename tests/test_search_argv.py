@@ -1,0 +1,198 @@
+"""`deja search`'s argparse-free parser (`cli/search_argv.py`) against the argparse parser it
+stands in for: on every command line it answers, the same namespace; on anything else it
+declines, so argparse parses (and words the errors). Varied and random argv, bad ones included."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deja.cli import search_argv
+from deja.cli.parser import UsageError, build_parser
+from tests.storebuilder import session_doc, user, write_session
+
+
+@pytest.fixture(autouse=True)
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--since 7d` is relative to now: both parsers must read the same now."""
+    monkeypatch.setattr("deja.query.since.time.time", lambda: 1_800_000_000.0)
+
+
+def full(words: list[str]) -> dict[str, object] | None:
+    """argparse's namespace for `words` as `parser.parse` reads them, or None for an error."""
+    parser = build_parser(words)
+    try:
+        args, extra = parser.parse_known_args(words)
+    except (UsageError, SystemExit):
+        return None
+    if extra and all(word.startswith("-") for word in extra):
+        args.query += extra
+    elif extra:
+        return None
+    return vars(args)
+
+
+def fast(words: list[str]) -> dict[str, object] | None:
+    args = search_argv.parse(words)
+    return None if args is None else vars(args)
+
+
+ANSWERED = [
+    ["search"],
+    ["search", "TypeError"],
+    ["search", "parse", "config", "--all"],
+    ["search", "--all", "parse", "config"],
+    ["search", "--json", "x", "--limit", "3", "--offset", "20"],
+    ["search", "x", "--role", "command", "--since", "7d", "--file", "src/a.py"],
+    ["search", "--workspace", "myproj", '"exact phrase"', "prefix*"],
+    ["search", "x", "--session", "abcd1234", "--limit", "0", "--limit", "5"],
+    ["search", "--team", "--project", "web", "a OR b"],
+    ["search", "", "x"],
+    ["search", "x", "--since", "2026-11-01", "--all", "--json"],
+]
+
+DECLINED = [
+    [],
+    ["sessions"],
+    ["--version"],
+    ["search", "-h"],
+    ["search", "--help"],
+    ["search", "x", "-exclude"],  # argparse's extras rule makes it a query word
+    ["search", "x", "--lim", "3"],  # an abbreviation argparse accepts
+    ["search", "x", "--limit=3"],
+    ["search", "--", "-x"],
+    ["search", "x", "--limit"],
+    ["search", "x", "--limit", "-1"],
+    ["search", "x", "--limit", "many"],
+    ["search", "x", "--role", "wizard"],
+    ["search", "x", "--since", "yesterday-ish"],
+    ["search", "x", "--all", "--workspace", "w"],
+    ["search", "x", "--all", "y"],  # a second run of words: argparse refuses it
+    ["search", "x", "--workspace", "--all"],
+    ["search", "x", "--nope"],
+]
+
+
+@pytest.mark.parametrize("words", ANSWERED, ids=" ".join)
+def test_answers_as_argparse_does(words: list[str]) -> None:
+    answer = fast(words)
+    assert answer is not None, "declined a plain search command line"
+    assert answer == full(words)
+
+
+@pytest.mark.parametrize("words", DECLINED, ids=lambda w: " ".join(w) or "(none)")
+def test_declines_what_it_cannot_read_exactly(words: list[str]) -> None:
+    assert fast(words) is None
+
+
+def test_random_command_lines_agree_or_are_declined() -> None:
+    pieces = [
+        "x",
+        "TypeError",
+        "a OR b",
+        "-not",
+        "--all",
+        "--json",
+        "--team",
+        "--workspace",
+        "--limit",
+        "--offset",
+        "--role",
+        "--since",
+        "--file",
+        "--session",
+        "--project",
+        "3",
+        "-2",
+        "7d",
+        "edit",
+        "bogus",
+        "--li",
+        "--",
+        "",
+    ]
+    rng = random.Random(16)
+    answered = 0
+    for _ in range(3000):
+        words = ["search", *rng.choices(pieces, k=rng.randint(0, 7))]
+        answer = fast(words)
+        if answer is not None:
+            answered += 1
+            assert answer == full(words), words
+    assert answered > 300  # the fast path is taken for a good share of them
+
+
+def test_the_search_command_loads_no_argparse_dataclasses_or_orjson(tmp_path: Path) -> None:
+    """Over an index the last pass left up to date (no implicit pass), searching by words (with
+    the semantic extra on and vectors in the index, the model must load: its own cost)."""
+    store = tmp_path / "store"
+    write_session(store, session_doc("s1", [user("a parser for configs")]), mtime=1_750_000_000)
+    probe = (
+        "import sys; from deja.cli.main import main;"
+        " code = main(['search', '--all', 'x', '--limit', '3']);"
+        " print(code, *(m in sys.modules for m in ('argparse', 'deja.cli.parser', 'dataclasses',"
+        " 'orjson', 'deja.semantic.model')))"
+    )
+    env = {**os.environ, "DEJA_CONTINUE_ROOT": str(store), "DEJA_HOME": str(tmp_path / "home")}
+    indexed = subprocess.run(
+        [sys.executable, "-m", "deja", "index"], env=env, capture_output=True, timeout=120
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    run = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    # Nor dataclasses, orjson or the model.
+    assert run.stdout.split()[-6:] == ["0", "False", "False", "False", "False", "False"]
+
+
+def test_a_search_registers_nothing_to_run_at_exit(tmp_path: Path) -> None:
+    """`program` ends a search with `os._exit` (no interpreter teardown): that is only sound
+    while nothing on the search path registers `atexit` work."""
+    (tmp_path / "store" / "sessions").mkdir(parents=True)
+    probe = (
+        "import atexit; from deja.cli.main import main;"
+        " code = main(['search', '--all', 'x', '--json']); print(code, atexit._ncallbacks())"
+    )
+    env = {"DEJA_CONTINUE_ROOT": str(tmp_path / "store"), "DEJA_HOME": str(tmp_path / "home")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[-2:] == ["0", "0"]
+
+
+def test_the_program_ends_a_search_with_its_output_and_exit_code(tmp_path: Path) -> None:
+    (tmp_path / "store" / "sessions").mkdir(parents=True)
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(tmp_path / "store"),
+        "DEJA_HOME": str(tmp_path / "home"),
+    }
+
+    def deja(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "deja", *words],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    found = deja("search", "--all", "nothing", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["total"] == 0  # the whole envelope, flushed
+    unknown = deja("search", "--all", "x", "--session", "feedfacefeedface")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("deja: ")
+    bad = deja("search", "x", "--limit", "-3")
+    assert bad.returncode == 2 and "must be 0 or more" in bad.stderr
