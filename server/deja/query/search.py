@@ -13,6 +13,7 @@ from deja.text import one_line
 
 from . import blame, meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
+from .ranked import match_count, rank_floor
 from .rows import named
 from .scope import Scope
 
@@ -128,20 +129,24 @@ def _run(
         " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
         " JOIN sessions s ON s.id = r.session_id"
     )
+    filtered = len(filters) > 1  # more than the fork-copy filter every search has
+    page_end = query.offset + query.limit
+    floor = rank_floor(
+        db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
+    )
+    ranked = where if floor is None else f"{where} AND records_fts.rowid >= {floor}"
     cursor = named(db)
     rows = cursor.execute(
         "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
         " r.compacted, s.title, s.workspace, s.project, s.deleted,"
         f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
-        f" WHERE {where} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
+        f" WHERE {ranked} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
         [expression, *params, query.limit, query.offset],
     ).fetchall()
     if not query.count_all or (len(rows) < query.limit and (rows or not query.offset)):
         total = query.offset + len(rows)  # the page holds the last hit, or no count was asked
     else:
-        total = int(
-            db.execute(f"SELECT count(*){joins} WHERE {where}", [expression, *params]).fetchone()[0]
-        )
+        total = match_count(db, joins, where, [expression, *params], filtered=filtered)
     if not rows:
         return [], total
     snippets = dict(
