@@ -120,9 +120,14 @@ def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], li
 
 
 def _run(
-    db: sqlite3.Connection, expression: str, query: SearchQuery, paths: list[str] | None
+    db: sqlite3.Connection,
+    expression: str,
+    query: SearchQuery,
+    paths: list[str] | None,
+    *,
+    rank_all: bool,
 ) -> tuple[list[Hit], int]:
-    """The page of hits and how many there are in all."""
+    """The page of hits and how many there are in all; `rank_all` ranks every match."""
     filters, params = _filters(query, paths)
     where = " AND ".join(["records_fts MATCH ?", *filters])
     joins = (
@@ -131,9 +136,11 @@ def _run(
     )
     filtered = len(filters) > 1  # more than the fork-copy filter every search has
     page_end = query.offset + query.limit
-    floor = rank_floor(
-        db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
-    )
+    floor = None
+    if not rank_all:
+        floor = rank_floor(
+            db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
+        )
     ranked = where if floor is None else f"{where} AND records_fts.rowid >= {floor}"
     cursor = named(db)
     rows = cursor.execute(
@@ -245,7 +252,9 @@ def _by_words(
     *,
     typos: bool = True,
 ) -> SearchResult:
-    hits, total = _run(db, fts_expression(parsed), query, paths)
+    # Words joined by OR are ranked over every match: BM25 weighs which of them matter.
+    rank_all = any(len(group) > 1 for group in parsed.groups)
+    hits, total = _run(db, fts_expression(parsed), query, paths, rank_all=rank_all)
     if hits or query.offset or not typos:
         return SearchResult(hits, total=total)
     corrections = _corrections(db, parsed)
@@ -254,7 +263,7 @@ def _by_words(
     fuzzy = parsed.map_terms(
         lambda term: replace(term, tokens=tuple(corrections.get(t, t) for t in term.tokens))
     )
-    hits, total = _run(db, fts_expression(fuzzy), query, paths)
+    hits, total = _run(db, fts_expression(fuzzy), query, paths, rank_all=rank_all)
     return SearchResult(
         hits, approximate=bool(hits), corrections=corrections if hits else {}, total=total
     )
