@@ -38,7 +38,7 @@ def calls_doc(session_id: str, word: str) -> dict[str, object]:
                 "",
                 [
                     call("Bash", {"command": f"pytest -k {word}"}, f"1 failed: {word}Error"),
-                    call("Read", {"file_path": f"src/{word}.py"}, "def main(): pass", "c2"),
+                    call("Read", {"file_path": f"src/{word}.py"}, "def main(): pass", call_id="c2"),
                     call("Grep", {"pattern": f"{word}Handler"}, "src/a.py:3", call_id="c3"),
                     call(
                         "Edit",
@@ -46,6 +46,25 @@ def calls_doc(session_id: str, word: str) -> dict[str, object]:
                         "ok",
                         call_id="c4",
                     ),
+                    call(
+                        "Write",
+                        {"file_path": "src/b.py", "content": f"{word} = 1\n"},
+                        "",
+                        call_id="c5",
+                    ),
+                    call(
+                        "MultiEdit",
+                        {
+                            "file_path": "src/c.py",
+                            "edits": [
+                                {"old_string": "a", "new_string": f"{word}Alpha"},
+                                {"old_string": "b", "new_string": "beta"},
+                            ],
+                        },
+                        "ok",
+                        call_id="c6",
+                    ),
+                    call("Edit", {"file_path": "src/d.py"}, "refused", "canceled", call_id="c7"),
                 ],
             ),
             assistant(f"Fixed the {word} test."),
@@ -64,13 +83,17 @@ def test_text_is_kept_once_and_read_back_exactly(tmp_path: Path, store: Path) ->
             " JOIN record_texts t ON t.id = r.id ORDER BY r.id"
         ).fetchall()
         made = {role for role, derived, _ in rows if derived}
-        assert made == {"command", "read", "tool"}, rows  # a message's or edit's text is stored
+        assert made == {"command", "edit", "read", "tool"}, rows  # a message's text is stored
+        stored = [body for role, derived, body in rows if role == "edit" and not derived]
+        assert len(stored) == 1 and "flakyAlpha" in stored[0]  # several hunks: its own text
         bodies = {role: body for role, _, body in rows}
         assert bodies["command"] == "pytest -k flaky\n1 failed: flakyError"
         assert bodies["read"].endswith("src/flaky.py") and bodies["read"].startswith("Read ")
         hits = history.search(SearchQuery("flakyError")).hits
         assert [hit.role for hit in hits] == ["command"] and "flakyError" in hits[0].snippet
         assert history.search(SearchQuery("Handler")).hits  # the camel-case parts still found
+        found = history.search(SearchQuery("flaky", role="edit")).hits
+        assert sorted(str(hit.file).rsplit("/", 1)[-1] for hit in found) == ["b.py", "c.py"]
     finally:
         history.close()
 
