@@ -58,13 +58,25 @@ def calls_doc(session_id: str, word: str) -> dict[str, object]:
                             "file_path": "src/c.py",
                             "edits": [
                                 {"old_string": "a", "new_string": f"{word}Alpha"},
-                                {"old_string": "b", "new_string": "beta"},
+                                *({"old_string": c, "new_string": c * 2} for c in "bcde"),
                             ],
                         },
                         "ok",
                         call_id="c6",
                     ),
                     call("Edit", {"file_path": "src/d.py"}, "refused", "canceled", call_id="c7"),
+                    call(
+                        "MultiEdit",
+                        {
+                            "file_path": "src/e.py",
+                            "edits": [
+                                {"old_string": "", "new_string": f"{word}_two"},
+                                {"old_string": "x\n", "new_string": "y\n"},
+                            ],
+                        },
+                        "",
+                        call_id="c8",
+                    ),
                 ],
             ),
             assistant(f"Fixed the {word} test."),
@@ -85,7 +97,7 @@ def test_text_is_kept_once_and_read_back_exactly(tmp_path: Path, store: Path) ->
         made = {role for role, derived, _ in rows if derived}
         assert made == {"command", "edit", "read", "tool"}, rows  # a message's text is stored
         stored = [body for role, derived, body in rows if role == "edit" and not derived]
-        assert len(stored) == 1 and "flakyAlpha" in stored[0]  # several hunks: its own text
+        assert len(stored) == 1 and "flakyAlpha" in stored[0]  # five hunks: its own text
         bodies = {role: body for role, _, body in rows}
         assert bodies["command"] == "pytest -k flaky\n1 failed: flakyError"
         assert bodies["read"].endswith("src/flaky.py") and bodies["read"].startswith("Read ")
@@ -93,7 +105,7 @@ def test_text_is_kept_once_and_read_back_exactly(tmp_path: Path, store: Path) ->
         assert [hit.role for hit in hits] == ["command"] and "flakyError" in hits[0].snippet
         assert history.search(SearchQuery("Handler")).hits  # the camel-case parts still found
         found = history.search(SearchQuery("flaky", role="edit")).hits
-        assert sorted(str(hit.file).rsplit("/", 1)[-1] for hit in found) == ["b.py", "c.py"]
+        assert sorted(str(hit.file).rsplit("/", 1)[-1] for hit in found) == ["b.py", "c.py", "e.py"]
     finally:
         history.close()
 

@@ -1,27 +1,32 @@
 """A record's searchable text, kept once. A command's text is its command line and its output,
 a tool call's its name, arguments and output, a read's the tool and the path, an edit's the
-tool, the path, its hunk and its output: `records` holds those columns already, so
+tool, the path, its hunks and its output: `records` holds those columns already, so
 `records.body` stays NULL for them and the view `record_texts` (schema.py) makes the text from
 the columns. Whether a record's text is made that way is decided by SQLite itself at insert
-time (`BODY_SQL` compares the expression with the text; an edit of several hunks, or one whose
+time (`BODY_SQL` compares the expression with the text; an edit of many hunks, or one whose
 text was clipped, keeps its own), so the view gives back exactly what FTS5 indexed: an
 external-content table's delete reads it again."""
 
 from __future__ import annotations
 
 
+# Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
+_MADE_HUNKS = 4
+
+
 def _edit_body(tool: str, path: str, hunks: str, output: str) -> str:
-    """tools.py's edit text for an edit of at most one hunk: `TOOL PATH`, the replaced and the
-    written text (each when not empty), the output, trailing newlines dropped."""
-    replaced = f"coalesce(json_extract({hunks}, '$[0][0]'), '')"
-    written = f"coalesce(json_extract({hunks}, '$[0][1]'), '')"
-    joined = (
-        f"CASE WHEN {replaced} != '' AND {written} != '' THEN {replaced} || char(10) || {written}"
-        f" ELSE {replaced} || {written} END"
+    """tools.py's edit text for an edit of at most `_MADE_HUNKS` hunks: `TOOL PATH`, each hunk's
+    replaced and written text that is not empty, one a line, the output, trailing newlines
+    dropped. Each part comes with a newline before it, the first one cut off by `substr`."""
+    parts = " || ".join(
+        f"coalesce(char(10) || nullif(json_extract({hunks}, '$[{n}][{side}]'), ''), '')"
+        for n in range(_MADE_HUNKS)
+        for side in (0, 1)
     )
     return (
-        f"CASE WHEN coalesce(json_array_length({hunks}), 0) <= 1 THEN rtrim({tool} || ' ' ||"
-        f" {path} || char(10) || {joined} || char(10) || {output}, char(10)) END"
+        f"CASE WHEN coalesce(json_array_length({hunks}), 0) <= {_MADE_HUNKS} THEN rtrim({tool}"
+        f" || ' ' || {path} || char(10) || substr({parts}, 2) || char(10) || {output}, char(10))"
+        " END"
     )
 
 
