@@ -9,7 +9,6 @@ external-content table's delete reads it again."""
 
 from __future__ import annotations
 
-
 # Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
 _MADE_HUNKS = 4
 
