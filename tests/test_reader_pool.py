@@ -4,6 +4,8 @@ in process: the same rows, text and search results, byte for byte."""
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,34 @@ def test_small_passes_and_single_cores_read_in_process(monkeypatch: pytest.Monke
     assert (reader_pool.workers_for(big), reader_pool.workers_for(small)) == (1, 0)
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 1)
     assert reader_pool.workers_for(big) == 0
+
+
+class _BrokenPool:
+    """A pool whose worker died at once: every future raises what a dead worker's does."""
+
+    def __init__(self, workers: int, **_kwargs: object) -> None:
+        pass
+
+    def submit(self, *_args: object) -> Future[object]:
+        future: Future[object] = Future()
+        future.set_exception(BrokenProcessPool("worker died"))
+        return future
+
+    def shutdown(self, **_kwargs: object) -> None:
+        pass
+
+
+def test_a_worker_that_dies_leaves_the_rest_read_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = store_of(tmp_path / "continue")
+    monkeypatch.setattr(reader_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(reader_pool, "ProcessPoolExecutor", _BrokenPool)
+    history = History(home=tmp_path / "home", root=store)
+    try:
+        report = history.refresh()
+        assert (report.read, report.changed, len(report.errors)) == (13, 12, 1)
+        assert len(history.search(SearchQuery("retryBudget", limit=50)).hits) == 24
+    finally:
+        history.close()
