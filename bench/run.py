@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,7 @@ sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
 from bench import baselines, provenance_bench  # noqa: E402
 from bench.make_store import make_store, parse_size  # noqa: E402
 from deja import jsonlib  # noqa: E402
-from deja.index import batch  # noqa: E402
+from deja.index import batch, reader_pool  # noqa: E402
 from deja.jsonlib import stdlib_loads  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 
@@ -213,6 +214,27 @@ def cold_index(store: Path, work: Path, name: str, sessions_per_commit: int | No
         batch.BATCH_SESSIONS = saved
 
 
+def cold_cpu(store: Path, work: Path, *, workers: bool) -> tuple[float, float, float]:
+    """A cold pass reading in process or with one reader worker (`index/reader_pool.py`,
+    whatever the store's size): wall seconds, this process's CPU, the worker's CPU."""
+    saved = reader_pool.PARALLEL_MIN_BYTES
+    reader_pool.PARALLEL_MIN_BYTES = 0 if workers else 1 << 62
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        history = History(
+            home=work / f"ab-workers-{workers}", root=store, exclude_path=work / "no-exclude"
+        )
+        cpu = time.process_time()
+        wall = timed(history.refresh)
+        cpu = time.process_time() - cpu
+        history.close()
+    finally:
+        reader_pool.PARALLEL_MIN_BYTES = saved
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    worker = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    return wall, cpu, worker
+
+
 def ratio(ours: float, peer: float) -> str:
     return f"{ours / peer:.2f}×" if peer > 0 else "—"
 
@@ -235,6 +257,10 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
     fallback_s = cold_index_without_orjson(store, work)
     per_session_s = cold_index(store, work, "ab-per-session", 1)
     batched_s = cold_index(store, work, "ab-batched", None)
+    serial_cpu, worker_cpu = (
+        cold_cpu(store, work, workers=False),
+        cold_cpu(store, work, workers=True),
+    )
     peer = PeerFigures(store, work, words, args)
     rows += [
         ("store", f"{mb:.0f} MB, {len(files)} sessions", "", "", ""),
@@ -268,6 +294,14 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
             "",
             "",
             ratio(batched_s, per_session_s),
+        ),
+        (
+            "A/B cold: read in process → one reader worker (wall; CPU this + worker)",
+            f"{serial_cpu[0]:.2f} s → {worker_cpu[0]:.2f} s; CPU {serial_cpu[1]:.2f} → "
+            f"{worker_cpu[1]:.2f} + {worker_cpu[2]:.2f} s",
+            "",
+            "",
+            ratio(worker_cpu[0], serial_cpu[0]),
         ),
     ]
     noop = sorted(timed(history.refresh) for _ in range(5))[2]

@@ -14,6 +14,7 @@ import pytest
 
 from deja.doctor.probe import sidecar_check
 from deja.doctor.python import python_check
+from deja.index import SCHEMA_VERSION
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import session_doc, user, write_session
 
@@ -50,7 +51,9 @@ def test_all_is_well_exits_0_and_says_what_it_found(tmp_path: Path) -> None:
     assert checks["store"]["looked"][0] == f"DEJA_CONTINUE_ROOT={env['DEJA_CONTINUE_ROOT']}"
     assert checks["sessions"]["detail"] == "2 readable, none unreadable"
     index = checks["index"]
-    assert index["path"] == f"{env['DEJA_HOME']}/index.sqlite3" and index["schema"] == 1
+    assert (
+        index["path"] == f"{env['DEJA_HOME']}/index.sqlite3" and index["schema"] == SCHEMA_VERSION
+    )
     assert index["bytes"] > 0 and index["last_pass"] is not None
     assert "2 sessions" in index["detail"]
     assert "deja" in checks["mcp-command"]["detail"]  # `deja mcp` started and answered

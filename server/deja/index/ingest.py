@@ -11,6 +11,7 @@ from deja.continue_store.parse import title_from_message
 
 from .. import jsonlib
 from .forks import unlink_forgotten
+from .text import BODY_SQL
 from .tokens import identifier_parts
 from .turn_times import Observed, observed, turn_times
 
@@ -41,28 +42,33 @@ def _insert_records(
     rows = []
     texts = []
     for offset, record in enumerate(session.records):
+        parts = identifier_parts(record.text)
         rows.append(
-            (
-                first + offset,
-                session.id,
-                base + record.turn,
-                record.role,
-                times[base + record.turn],
-                record.tool,
-                record.status,
-                record.path,
-                record.exit_code,
-                record.output,
-                record.args,
-                _hunks_json(record),
-            )
+            {
+                "id": first + offset,
+                "session_id": session.id,
+                "turn": base + record.turn,
+                "role": record.role,
+                "time": times[base + record.turn],
+                "tool": record.tool,
+                "status": record.status,
+                "path": record.path,
+                "exit_code": record.exit_code,
+                "output": record.output,
+                "args": record.args,
+                "hunks": _hunks_json(record),
+                "body": record.text,
+                "parts": parts,
+            }
         )
-        texts.append((first + offset, record.text, identifier_parts(record.text)))
+        texts.append((first + offset, record.text, parts))
     db.executemany(
         "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
-        " output, args, hunks) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        " output, args, hunks, body, parts) VALUES (:id, :session_id, :turn, :role, :time,"
+        f" :tool, :status, :path, :exit_code, :output, :args, :hunks, {BODY_SQL}, :parts)",
         rows,
     )
+    # External content (schema.py): this writes the FTS index only.
     db.executemany("INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)", texts)
 
 

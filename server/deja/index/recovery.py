@@ -68,10 +68,13 @@ def _upgrade(path: Path, old: sqlite3.Connection) -> sqlite3.Connection:
         db.execute("UPDATE sessions SET size = -1, mtime_ns = -1")  # re-read every file
         _copy_common(db, "items", "compacted = 1")
         _copy_common(db, "records", "compacted = 1")
+        # The text as the old index gave it, whatever its schema kept (schema 1: only FTS5's
+        # own content table), then the FTS index made from it.
         db.execute(
-            "INSERT INTO records_fts (rowid, body, parts) SELECT rowid, body, parts"
-            " FROM old.records_fts WHERE rowid IN (SELECT id FROM records)"
+            "UPDATE main.records SET body = o.body, parts = o.parts FROM old.records_fts AS o"
+            " WHERE o.rowid = main.records.id"
         )
+        db.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
         _copy_common(db, "tombstones", "1")
         db.execute("COMMIT")
     except sqlite3.DatabaseError:

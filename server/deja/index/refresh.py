@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja import settings
-from deja.continue_store import Diagnostic, SessionRead, SessionRef, read_session
+from deja.continue_store import Diagnostic, SessionRead, SessionRef
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
@@ -19,6 +20,7 @@ from .batch import CommitBatch
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
+from .reader_pool import read_all, workers_for
 from .refusal import StoreRefusal, store_refusal
 from .store_stamp import RACY_WINDOW_NS, listing_time, stamp_of
 from .store_stamp import record as record_stamp
@@ -91,11 +93,13 @@ def run_pass(
             ]
         batch = CommitBatch(index.db)
         try:
-            for done, ref in enumerate(todo, 1):
-                read = read_session(ref, redact_secrets=redact, max_bytes=cap)
-                _refresh_one(batch, ref, read, dead_workspaces, exclude, report, embed=embed)
-                if progress:
-                    progress(done, len(todo))
+            workers = workers_for(todo)
+            reads = read_all(todo, redact_secrets=redact, max_bytes=cap, workers=workers)
+            with closing(reads):  # a failed write stops the worker too
+                for done, (ref, read) in enumerate(zip(todo, reads, strict=True), 1):
+                    _refresh_one(batch, ref, read, dead_workspaces, exclude, report, embed=embed)
+                    if progress:
+                        progress(done, len(todo))
         finally:
             batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from deja import settings
 
-SCHEMA_VERSION = 1
+from .text import derived_body
+
+SCHEMA_VERSION = 2
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
 
@@ -73,19 +75,18 @@ CREATE TABLE IF NOT EXISTS records (
     output TEXT,
     args TEXT,
     hunks TEXT,
-    compacted INTEGER NOT NULL DEFAULT 0
+    compacted INTEGER NOT NULL DEFAULT 0,
+    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py)
+    body TEXT,
+    -- the extra tokens that make code identifiers searchable by their pieces (parseConfig →
+    -- parse config)
+    parts TEXT
 );
 CREATE INDEX IF NOT EXISTS records_session ON records(session_id, turn);
 CREATE INDEX IF NOT EXISTS records_path ON records(path, role) WHERE path IS NOT NULL;
 -- failed calls (`deja fix` reads only these); created on the next open of an older index
 CREATE INDEX IF NOT EXISTS records_failed ON records(session_id, turn)
     WHERE status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0);
--- Text lives only here: `body` is the record's text, `parts` the extra tokens that make code
--- identifiers searchable by their pieces (parseConfig → parse config).
-CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
-    body, parts, tokenize = "unicode61 remove_diacritics 2"
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
 -- sessions the exclude list keeps out, remembered so an unchanged file is not read again
 CREATE TABLE IF NOT EXISTS excluded (
     id TEXT PRIMARY KEY,
@@ -106,6 +107,19 @@ CREATE TABLE IF NOT EXISTS tombstones (
     created REAL NOT NULL,
     PRIMARY KEY (kind, value)
 );
+"""
+
+# What FTS5 indexes, with the text kept once: `records_fts` is an external-content table over
+# `record_texts` (a command's text is its command line and output, already in `records`).
+# Created only on an index of the current schema: an older one is upgraded first (recovery.py).
+TEXT_DDL = f"""
+CREATE VIEW IF NOT EXISTS record_texts AS
+    SELECT id, coalesce(body, {derived_body()}) AS body, parts FROM records;
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
+    body, parts, content = 'record_texts', content_rowid = 'id',
+    tokenize = "unicode61 remove_diacritics 2"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
 """
 
 
@@ -141,6 +155,8 @@ def connect(path: Path) -> sqlite3.Connection:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if version is None:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        if version is None or version[0] == str(SCHEMA_VERSION):
+            db.executescript(TEXT_DDL)
     except sqlite3.DatabaseError as error:
         db.close()
         raise IndexCorrupt(f"{path}: {error}") from error

@@ -15,6 +15,26 @@ _CAMEL_WORD = re.compile(r"[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9
 _HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _MAX_PARTS_INPUT = 200_000
 _MAX_TOKEN = 200
+# Tokens repeat across a pass's records: ones known to have no parts are dropped by one set
+# difference (C speed), and a mixed-case token's words and their humps are found once. Bounded:
+# cleared when full (a pass over a 150 MB store: ~0.7x the splitter's time).
+_CACHE_SIZE = 50_000
+_plain: set[str] = set()
+_words: dict[str, tuple[str, ...]] = {}
+_humps: dict[str, list[str]] = {}
+
+
+def _camel_words(token: str) -> tuple[str, ...] | None:
+    """The camel-case words of a token, or None when it has none to split."""
+    if len(token) > _MAX_TOKEN or token.islower() or token.isupper() or token.istitle():
+        if len(_plain) >= _CACHE_SIZE:
+            _plain.clear()
+        _plain.add(token)
+        return None
+    if len(_words) >= _CACHE_SIZE:
+        _words.clear()
+    found = _words[token] = tuple(_CAMEL_WORD.findall(token))
+    return found
 
 
 def identifier_parts(text: str) -> str:
@@ -22,11 +42,19 @@ def identifier_parts(text: str) -> str:
     tokenizer folds case)."""
     seen: set[str] = set()
     pieces: list[str] = []
-    for token in set(text[:_MAX_PARTS_INPUT].split()):
-        if len(token) > _MAX_TOKEN or token.islower() or token.isupper() or token.istitle():
-            continue
-        for word in _CAMEL_WORD.findall(token):
+    for token in set(text[:_MAX_PARTS_INPUT].split()).difference(_plain):
+        found = _words.get(token)
+        if found is None:
+            found = _camel_words(token)
+            if found is None:
+                continue
+        for word in found:
             if word not in seen:
                 seen.add(word)
-                pieces.extend(_HUMP.findall(word))
+                humps = _humps.get(word)
+                if humps is None:
+                    if len(_humps) >= _CACHE_SIZE:
+                        _humps.clear()
+                    humps = _humps[word] = _HUMP.findall(word)
+                pieces.extend(humps)
     return " ".join(pieces)

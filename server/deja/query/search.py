@@ -14,6 +14,7 @@ from deja.text import one_line
 
 from . import meaning
 from .query_syntax import ParsedQuery, fts_expression, parse_query
+from .ranked import match_count, rank_floor
 from .rows import named
 from .scope import Scope
 
@@ -128,29 +129,40 @@ def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], li
 
 
 def _run(
-    db: sqlite3.Connection, expression: str, query: SearchQuery, paths: list[str] | None
+    db: sqlite3.Connection,
+    expression: str,
+    query: SearchQuery,
+    paths: list[str] | None,
+    *,
+    rank_all: bool,
 ) -> tuple[list[Hit], int]:
-    """The page of hits and how many there are in all."""
+    """The page of hits and how many there are in all; `rank_all` ranks every match."""
     filters, params = _filters(query, paths)
     where = " AND ".join(["records_fts MATCH ?", *filters])
     joins = (
         " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
         " JOIN sessions s ON s.id = r.session_id"
     )
+    filtered = len(filters) > 1  # more than the fork-copy filter every search has
+    page_end = query.offset + query.limit
+    floor = None
+    if not rank_all:
+        floor = rank_floor(
+            db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
+        )
+    ranked = where if floor is None else f"{where} AND records_fts.rowid >= {floor}"
     cursor = named(db)
     rows = cursor.execute(
         "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
         " r.compacted, s.title, s.workspace, s.project, s.deleted,"
         f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
-        f" WHERE {where} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
+        f" WHERE {ranked} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
         [expression, *params, query.limit, query.offset],
     ).fetchall()
     if not query.count_all or (len(rows) < query.limit and (rows or not query.offset)):
         total = query.offset + len(rows)  # the page holds the last hit, or no count was asked
     else:
-        total = int(
-            db.execute(f"SELECT count(*){joins} WHERE {where}", [expression, *params]).fetchone()[0]
-        )
+        total = match_count(db, joins, where, [expression, *params], filtered=filtered)
     if not rows:
         return [], total
     snippets = dict(
@@ -251,7 +263,9 @@ def _by_words(
     *,
     typos: bool = True,
 ) -> SearchResult:
-    hits, total = _run(db, fts_expression(parsed), query, paths)
+    # Words joined by OR are ranked over every match: BM25 weighs which of them matter.
+    rank_all = any(len(group) > 1 for group in parsed.groups)
+    hits, total = _run(db, fts_expression(parsed), query, paths, rank_all=rank_all)
     if hits or query.offset or not typos:
         return SearchResult(hits, total=total)
     corrections = _corrections(db, parsed)
@@ -260,7 +274,7 @@ def _by_words(
     fuzzy = parsed.map_terms(
         lambda term: term._replace(tokens=tuple(corrections.get(t, t) for t in term.tokens))
     )
-    hits, total = _run(db, fts_expression(fuzzy), query, paths)
+    hits, total = _run(db, fts_expression(fuzzy), query, paths, rank_all=rank_all)
     return SearchResult(
         hits, approximate=bool(hits), corrections=corrections if hits else {}, total=total
     )

@@ -1,0 +1,59 @@
+"""Reading a large pass's files in a worker process while this one writes the index.
+
+Parsing, redacting and building records is about half of a cold pass's CPU, SQLite and the
+identifier splitter the other half: one worker reads ahead while the writer ingests. A worker
+costs a fresh interpreter (`spawn`: the same on every system, no fork of a process holding an
+open database) and pickling each session back, so only a pass with more than
+`PARALLEL_MIN_BYTES` to read on a machine with more than one core uses it. At most `_AHEAD`
+sessions are read ahead of the writer, which bounds memory. The index is the same either way
+(`tests/test_reader_pool.py`)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Generator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+
+from deja.continue_store import SessionRead, SessionRef, read_session
+
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+_AHEAD = 8
+
+
+def workers_for(todo: Sequence[SessionRef]) -> int:
+    """How many worker processes a pass over `todo` reads with (0: in this process)."""
+    if (os.cpu_count() or 1) < 2 or sum(ref.size for ref in todo) <= PARALLEL_MIN_BYTES:
+        return 0
+    return 1
+
+
+def read_all(
+    todo: Sequence[SessionRef], *, redact_secrets: bool, max_bytes: int, workers: int
+) -> Generator[SessionRead, None, None]:
+    """Each session of `todo` read, in order."""
+    read = partial(read_session, redact_secrets=redact_secrets, max_bytes=max_bytes)
+    if workers <= 0:
+        yield from map(read, todo)
+        return
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    done = 0
+    try:
+        pending: deque[Future[SessionRead]] = deque()
+        for ref in todo:
+            pending.append(pool.submit(read, ref))
+            if len(pending) >= _AHEAD:
+                yield pending.popleft().result()
+                done += 1
+        while pending:
+            yield pending.popleft().result()
+            done += 1
+    except BrokenProcessPool:
+        # The worker could not start or died (out of memory; a script that runs a pass without
+        # `if __name__ == "__main__"`, which `spawn` re-imports): the rest is read here.
+        yield from map(read, todo[done:])
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

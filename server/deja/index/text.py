@@ -1,0 +1,47 @@
+"""A record's searchable text, kept once. A command's text is its command line and its output,
+a tool call's its name, arguments and output, a read's the tool and the path, an edit's the
+tool, the path, its hunks and its output: `records` holds those columns already, so
+`records.body` stays NULL for them and the view `record_texts` (schema.py) makes the text from
+the columns. Whether a record's text is made that way is decided by SQLite itself at insert
+time (`BODY_SQL` compares the expression with the text; an edit of many hunks, or one whose
+text was clipped, keeps its own), so the view gives back exactly what FTS5 indexed: an
+external-content table's delete reads it again."""
+
+from __future__ import annotations
+
+# Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
+_MADE_HUNKS = 4
+
+
+def _edit_body(tool: str, path: str, hunks: str, output: str) -> str:
+    """tools.py's edit text for an edit of at most `_MADE_HUNKS` hunks: `TOOL PATH`, each hunk's
+    replaced and written text that is not empty, one a line, the output, trailing newlines
+    dropped. Each part comes with a newline before it, the first one cut off by `substr`."""
+    parts = " || ".join(
+        f"coalesce(char(10) || nullif(json_extract({hunks}, '$[{n}][{side}]'), ''), '')"
+        for n in range(_MADE_HUNKS)
+        for side in (0, 1)
+    )
+    return (
+        f"CASE WHEN coalesce(json_array_length({hunks}), 0) <= {_MADE_HUNKS} THEN rtrim({tool}"
+        f" || ' ' || {path} || char(10) || substr({parts}, 2) || char(10) || {output}, char(10))"
+        " END"
+    )
+
+
+def derived_body(prefix: str = "") -> str:
+    """The SQL expression of a record's text from its other columns (NULL for roles that have
+    none): `prefix` is how the columns are named (`:` for an insert's named parameters)."""
+    role, tool, args, output, path, hunks = (
+        f"{prefix}{name}" for name in ("role", "tool", "args", "output", "path", "hunks")
+    )
+    return (
+        f"CASE {role} WHEN 'command' THEN {args} || char(10) || {output}"
+        f" WHEN 'tool' THEN {tool} || ' ' || {args} || char(10) || {output}"
+        f" WHEN 'read' THEN {tool} || ' ' || {path}"
+        f" WHEN 'edit' THEN {_edit_body(tool, path, hunks, output)} END"
+    )
+
+
+# The value stored in `records.body` on insert: NULL when the view makes the same text.
+BODY_SQL = f"CASE WHEN {derived_body(':')} IS :body THEN NULL ELSE :body END"

@@ -1,0 +1,111 @@
+"""A pass reading in a worker process (index/reader_pool.py) makes the same index as one reading
+in process: the same rows, text and search results, byte for byte."""
+
+from __future__ import annotations
+
+import sqlite3
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
+
+from deja.index import reader_pool
+from deja.query import History, SearchQuery
+from tests.storebuilder import assistant, call, session_doc, user, write_session
+
+TABLES = {
+    "sessions": "id",
+    "items": "session_id, turn",
+    "records": "id",
+    "record_texts": "id",
+    "unreadable": "id",
+}
+
+
+def dump(db: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
+    return {
+        table: db.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+        for table, order in TABLES.items()
+    }
+
+
+def store_of(root: Path) -> Path:
+    (root / "sessions").mkdir(parents=True)
+    for n in range(12):
+        turns = [
+            user(f"fix the flaky retryBudget test {n}"),
+            assistant("", [call("Bash", {"command": f"pytest -k t{n}"}, f"{n} failed")]),
+            assistant(f"The retryBudget was off by {n}."),
+        ]
+        write_session(root, session_doc(f"s{n:02}", turns), mtime=1_700_000_000 + n)
+    (root / "sessions" / "broken.json").write_text("{not json")
+    return root
+
+
+def test_worker_pass_gives_the_same_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = store_of(tmp_path / "continue")
+    serial = History(home=tmp_path / "serial", root=store)
+    serial.refresh()
+    monkeypatch.setattr(reader_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
+    pools: list[int] = []
+    real = reader_pool.ProcessPoolExecutor
+    monkeypatch.setattr(
+        reader_pool,
+        "ProcessPoolExecutor",
+        lambda workers, **kwargs: pools.append(workers) or real(workers, **kwargs),
+    )
+    parallel = History(home=tmp_path / "parallel", root=store)
+    try:
+        report = parallel.refresh()
+        assert pools == [1] and report.read == 13 and len(report.errors) == 1
+        assert dump(parallel.db) == dump(serial.db)
+        for words in ("retryBudget", "flaky 7", "failed"):
+            query = SearchQuery(words, limit=50)
+            assert parallel.search(query) == serial.search(query)
+    finally:
+        serial.close()
+        parallel.close()
+
+
+def test_small_passes_and_single_cores_read_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deja.continue_store import SessionRef
+
+    big = [SessionRef("a", None, None, size=reader_pool.PARALLEL_MIN_BYTES + 1)]
+    small = [SessionRef("a", None, None, size=1_000)]
+    monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
+    assert (reader_pool.workers_for(big), reader_pool.workers_for(small)) == (1, 0)
+    monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 1)
+    assert reader_pool.workers_for(big) == 0
+
+
+class _BrokenPool:
+    """A pool whose worker died at once: every future raises what a dead worker's does."""
+
+    def __init__(self, workers: int, **_kwargs: object) -> None:
+        pass
+
+    def submit(self, *_args: object) -> Future[object]:
+        future: Future[object] = Future()
+        future.set_exception(BrokenProcessPool("worker died"))
+        return future
+
+    def shutdown(self, **_kwargs: object) -> None:
+        pass
+
+
+def test_a_worker_that_dies_leaves_the_rest_read_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = store_of(tmp_path / "continue")
+    monkeypatch.setattr(reader_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(reader_pool, "ProcessPoolExecutor", _BrokenPool)
+    history = History(home=tmp_path / "home", root=store)
+    try:
+        report = history.refresh()
+        assert (report.read, report.changed, len(report.errors)) == (13, 12, 1)
+        assert len(history.search(SearchQuery("retryBudget", limit=50)).hits) == 24
+    finally:
+        history.close()
