@@ -21,6 +21,7 @@ from .provenance import Provenance
 from .provenance_match import provenance as line_provenance
 from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
 from .search import SearchQuery, SearchResult, search
+from .session_page import SessionPage, session_page
 from .stats import Stats, index_stats
 
 if TYPE_CHECKING:
@@ -109,6 +110,14 @@ class History:
 
     def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def session_page(
+        self, session_id: str, *, offset: int | None, limit: int, at_turn: int | None
+    ) -> SessionPage:
+        """A page of a session's turns for a view that loads them as they scroll in."""
+        return session_page(
+            self.db, self.resolve_session(session_id), offset=offset, limit=limit, at_turn=at_turn
+        )
 
     def fork_command(self, session_id: str) -> ForkCommand:
         return fork_command(
