@@ -12,7 +12,8 @@ import { titleOf } from "./pure/format";
 import { Commands, Methods, type RestoreResult, type SessionViewResult } from "./pure/protocol";
 import { copyTextOf } from "./pure/restore";
 import { turnsHtml } from "./pure/sessionHtml";
-import { pagerHtml, sessionDocumentHtml, type HeaderAction } from "./pure/sessionPage";
+import { pagerHtml, sessionDocumentHtml, turnAt, type HeaderAction } from "./pure/sessionPage";
+import { SESSION_SCHEME } from "./pure/sessionUri";
 import { pickSession, targetOf } from "./sessions";
 import { errorText, type Sidecar } from "./sidecar";
 
@@ -33,6 +34,16 @@ type FromView =
   | { type: "action"; action: HeaderAction }
   | { type: "shown"; turn: string | null };
 
+/** From a session document's title bar: the turn its cursor is in. */
+function cursorTurn(argument: unknown): number | undefined {
+  const editor = vscode.window.activeTextEditor;
+  if (!(argument instanceof vscode.Uri) || argument.scheme !== SESSION_SCHEME || editor?.document.uri.toString() !== argument.toString()) {
+    return undefined;
+  }
+  const lines = editor.document.getText().split("\n");
+  return turnAt(lines, editor.selection.active.line);
+}
+
 export class SessionView implements vscode.Disposable {
   private readonly panels = new Map<string, Panel>();
 
@@ -49,7 +60,7 @@ export class SessionView implements vscode.Disposable {
     if (target === undefined) {
       return;
     }
-    const atTurn = typeof turn === "number" && Number.isInteger(turn) && turn >= 0 ? turn : undefined;
+    const atTurn = typeof turn === "number" && Number.isInteger(turn) && turn >= 0 ? turn : cursorTurn(argument);
     let page: SessionViewResult;
     try {
       const params = atTurn === undefined ? { sessionId: target.id, limit: PAGE } : { sessionId: target.id, limit: PAGE, turn: atTurn };

@@ -70,7 +70,8 @@ export function diffHtml(item: SessionViewRecord): string {
   if (item.diff_lines > shown) {
     lines.push(`<span class="more">… ${item.diff_lines - shown} more lines (Open diff shows what the page holds)</span>`);
   }
-  return `<pre class="diff">${lines.join("\n")}</pre>`;
+  // Each line is a block of its own (its background spans the row): no newline between them.
+  return `<pre class="diff">${lines.join("")}</pre>`;
 }
 
 function toolRow(item: SessionViewRecord, index: number, turn: number): string {

@@ -97,3 +97,14 @@ ${turns}
 <script nonce="${parts.nonce}" src="${escapeHtml(parts.scriptUri)}"></script>
 </body></html>`;
 }
+
+/** The turn a line of the session's Markdown document is in (`## Turn N` above it), if any. */
+export function turnAt(lines: readonly string[], line: number): number | undefined {
+  for (let index = Math.min(line, lines.length - 1); index >= 0; index--) {
+    const match = /^## Turn (\d+)(?: |$)/.exec(lines[index]);
+    if (match !== null) {
+      return Number(match[1]);
+    }
+  }
+  return undefined;
+}

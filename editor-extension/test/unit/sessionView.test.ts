@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionViewRecord, SessionViewResult, SessionViewTurn } from "../../src/pure/protocol";
 import { COMPACTED_MARK, escapeHtml, turnHtml, turnsHtml } from "../../src/pure/sessionHtml";
-import { headerHtml, sessionDocumentHtml } from "../../src/pure/sessionPage";
+import { headerHtml, sessionDocumentHtml, turnAt } from "../../src/pure/sessionPage";
 
 const HOSTILE = `<script>alert(1)</script></details></section><img src=x onerror=alert(2)>"'&`;
 
@@ -78,7 +78,7 @@ void test("tool calls are collapsible rows; reasoning is collapsed; reads are on
   assert.match(html, /<details class="tool command failed"><summary><code>\$ pytest -q<\/code><span class="ended"> → exit 1<\/span><\/summary><pre class="output">1 failed<\/pre><\/details>/);
   assert.match(html, /<summary>edited <code>src\/a.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
   assert.match(html, /<button type="button" data-action="openDiff" data-turn="1" data-index="1">Open diff<\/button>/);
-  assert.match(html, /<span class="del">- old<\/span>\n<span class="add">\+ new<\/span>\n<span class="add">\+ newer<\/span>/);
+  assert.match(html, /<span class="del">- old<\/span><span class="add">\+ new<\/span><span class="add">\+ newer<\/span>/);
   assert.match(html, /<div class="tool read">read <code>src\/b.py<\/code>/);
   assert.match(html, /<details class="reasoning"><summary>Reasoning<\/summary><div class="markdown"><p>thinking <strong>hard<\/strong><\/p>/);
   assert.doesNotMatch(html, /<details[^>]* open/, "nothing starts expanded");
@@ -124,4 +124,12 @@ void test("the document allows scripts only by nonce and loads nothing remote", 
   }
   assert.match(html, /60 MB <span class="sep">·<\/span> 4 messages/);
   assert.equal(escapeHtml(`<"&'>`), "&lt;&quot;&amp;&#39;&gt;");
+});
+
+void test("the turn a line of the session document is in", () => {
+  const lines = ["# Title", "", "## Turn 0 · 2025-06-18T10:00:00Z", "text", "## Turn 12 · 2025-06-18T10:00:01Z · compacted", "", "more"];
+  assert.equal(turnAt(lines, 1), undefined);
+  assert.equal(turnAt(lines, 3), 0);
+  assert.equal(turnAt(lines, 6), 12);
+  assert.equal(turnAt(lines, 99), 12);
 });
