@@ -107,7 +107,8 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await marked.waitFor({ state: "visible", timeout: 10_000 });
     assert.equal(await marked.getAttribute("data-turn"), String(TOOL_TURN));
     assert.equal(await view.locator("section.turn[aria-current='true']").count(), 1);
-    assert.ok(await marked.evaluate((turn) => turn.getBoundingClientRect().top < window.innerHeight / 2), "scrolled to the marked turn");
+    assert.ok(await marked.evaluate((turn) => turn.getBoundingClientRect().top >= 0 && turn.getBoundingClientRect().bottom <= window.innerHeight), "the marked turn is in sight");
+    assert.equal(await marked.evaluate((turn) => document.activeElement === turn), true, "and has the focus");
     // Rendered, not source: no `**` or fence markers in what the user reads.
     const text = (await view.locator("body").innerText()) ?? "";
     assert.doesNotMatch(text, /```|\*\*User\*\*/);
