@@ -84,7 +84,9 @@ export class SessionView implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, titleOf(session.title), vscode.ViewColumn.Active, {
       enableScripts: true,
       enableCommandUris: false,
+      // Pages loaded and rows opened stay when the tab is hidden (Open diff covers it).
       localResourceRoots: [media, vscode.Uri.joinPath(this.extensionUri, "media", "sessionView")],
+      retainContextWhenHidden: true,
     });
     const entry: Panel = { panel, session, turns: new Map(), openedAt: Date.now() };
     this.panels.set(session.id, entry);

@@ -74,7 +74,15 @@ export function diffHtml(item: SessionViewRecord): string {
   return `<pre class="diff">${lines.join("")}</pre>`;
 }
 
-function toolRow(item: SessionViewRecord, index: number, turn: number): string {
+/** A path as the row shows it: relative to the session's workspace when inside it. */
+export function shownPath(path: string | null, workspace: string): string {
+  const full = path ?? "?";
+  const base = workspace.replace(/[\\/]+$/, "");
+  const inside = base !== "" && (full.startsWith(`${base}/`) || full.startsWith(`${base}\\`));
+  return `<code title="${escapeHtml(full)}">${escapeHtml(inside ? full.slice(base.length + 1) : full)}</code>`;
+}
+
+function toolRow(item: SessionViewRecord, index: number, turn: number, workspace: string): string {
   const status = failed(item) ? " failed" : "";
   if (item.role === "command") {
     const output = item.output ? `<pre class="output">${escapeHtml(item.output)}</pre>${cutNote(item.output.length, item.output_chars, "Output")}` : `<p class="empty">No output.</p>`;
@@ -85,18 +93,18 @@ function toolRow(item: SessionViewRecord, index: number, turn: number): string {
     const verb = outcome(item.status) === undefined ? (wrote ? "wrote" : "edited") : wrote ? "write" : "edit";
     const counts = `(<span class="add">+${item.added}</span> <span class="del">−${item.removed}</span>)`;
     const action = (item.hunks ?? []).length > 0 ? `<div class="row-actions"><button type="button" data-action="openDiff" data-turn="${turn}" data-index="${index}">Open diff</button></div>` : "";
-    return `<details class="tool edit${status}"><summary>${verb} <code>${escapeHtml(item.path ?? "?")}</code> ${counts}<span class="ended">${escapeHtml(ended(item))}</span></summary>${action}${diffHtml(item)}</details>`;
+    return `<details class="tool edit${status}"><summary>${verb} ${shownPath(item.path, workspace)} ${counts}<span class="ended">${escapeHtml(ended(item))}</span></summary>${action}${diffHtml(item)}</details>`;
   }
   if (item.role === "read" || item.role === "attached") {
     const verb = item.role === "read" ? "read" : "attached";
-    return `<div class="tool read${status}">${verb} <code>${escapeHtml(item.path ?? "?")}</code><span class="ended">${escapeHtml(ended(item))}</span></div>`;
+    return `<div class="tool read${status}">${verb} ${shownPath(item.path, workspace)}<span class="ended">${escapeHtml(ended(item))}</span></div>`;
   }
   const args = item.args ? `<pre class="output">${escapeHtml(argsText(item.args))}</pre>` : "";
   const output = item.output ? `<pre class="output">${escapeHtml(item.output)}</pre>${cutNote(item.output.length, item.output_chars, "Output")}` : "";
   return `<details class="tool other${status}"><summary>tool <code>${escapeHtml(item.tool ?? "?")}</code><span class="ended">${escapeHtml(ended(item))}</span></summary>${args}${output}</details>`;
 }
 
-export function recordHtml(item: SessionViewRecord, index: number, turn: number): string {
+export function recordHtml(item: SessionViewRecord, index: number, turn: number, workspace = ""): string {
   const text = item.text ?? "";
   if (item.role === "reasoning") {
     return `<details class="reasoning"><summary>Reasoning</summary><div class="markdown">${renderMarkdown(text)}</div>${cutNote(text.length, item.text_chars, "Reasoning")}</details>`;
@@ -104,17 +112,17 @@ export function recordHtml(item: SessionViewRecord, index: number, turn: number)
   if (item.role === "user" || item.role === "assistant" || item.role === "summary") {
     return `<div class="message markdown">${renderMarkdown(text)}</div>${cutNote(text.length, item.text_chars, "Message")}`;
   }
-  return toolRow(item, index, turn);
+  return toolRow(item, index, turn, workspace);
 }
 
-export function turnHtml(turn: SessionViewTurn, markedTurn: number | null): string {
+export function turnHtml(turn: SessionViewTurn, markedTurn: number | null, workspace = ""): string {
   const role = turn.records[0]?.role ?? "assistant";
   const who = WHO[role] ?? role;
   const classes = ["turn", `role-${role in WHO ? role : "other"}`, turn.compacted ? "compacted" : "", turn.turn === markedTurn ? "marked" : ""].filter((c) => c !== "");
   const mark = turn.compacted ? ` <span class="badge compacted-mark">${COMPACTED_MARK}</span>` : "";
   const current = turn.turn === markedTurn ? ' aria-current="true"' : "";
   const head = `<header class="turn-head"><span class="who">${escapeHtml(who)}</span> <time datetime="${escapeHtml(turn.time)}">${escapeHtml(when(turn.time))}</time> <span class="turn-no">turn ${turn.turn}</span>${mark}</header>`;
-  const body = turn.records.map((item, index) => recordHtml(item, index, turn.turn)).join("");
+  const body = turn.records.map((item, index) => recordHtml(item, index, turn.turn, workspace)).join("");
   return `<section class="${classes.join(" ")}" id="turn-${turn.turn}" data-turn="${turn.turn}" tabindex="-1"${current}>${head}${body}</section>`;
 }
 
@@ -132,10 +140,10 @@ export function turnsHtml(page: SessionViewResult, markedTurn: number | null): s
   };
   for (const turn of page.turns) {
     if (turn.inherited) {
-      inherited.push(turnHtml(turn, markedTurn));
+      inherited.push(turnHtml(turn, markedTurn, page.session.workspace));
     } else {
       flush();
-      parts.push(turnHtml(turn, markedTurn));
+      parts.push(turnHtml(turn, markedTurn, page.session.workspace));
     }
   }
   flush();

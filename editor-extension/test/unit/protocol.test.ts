@@ -198,8 +198,8 @@ void test("deja/sessionView pages render as the session view's turns, a fork's c
   const page = typed<SessionViewResult>()(sessionViewFixture);
   assert.deepEqual([page.offset, page.total_turns, page.turns.length], [0, 5, 5]);
   const html = turnsHtml(page, null);
-  assert.match(html, /edited <code>\/home\/u\/proj\/src\/config.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
-  assert.match(html, /read <code>\/home\/u\/proj\/src\/config.py<\/code>/);
+  assert.match(html, /edited <code title="\/home\/u\/proj\/src\/config.py">src\/config.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
+  assert.match(html, /read <code title="\/home\/u\/proj\/src\/config.py">src\/config.py<\/code>/);
   const fork = typed<SessionViewResult>()(sessionViewForkFixture);
   assert.deepEqual(
     fork.turns.map((turn) => turn.inherited),

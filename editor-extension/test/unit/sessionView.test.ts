@@ -5,9 +5,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionViewRecord, SessionViewResult, SessionViewTurn } from "../../src/pure/protocol";
-import { COMPACTED_MARK, escapeHtml, turnHtml, turnsHtml } from "../../src/pure/sessionHtml";
+import { COMPACTED_MARK, escapeHtml, shownPath, turnHtml, turnsHtml } from "../../src/pure/sessionHtml";
 import { headerHtml, sessionDocumentHtml, turnAt } from "../../src/pure/sessionPage";
 
+// A tag with an `on…=` attribute (attribute values are quoted and escaped: `"` never inside).
+const ATTRIBUTE_HANDLER = /<[a-z]+(?:\s+[a-z-]+(?:="[^"]*")?)*\s+on[a-z]+=/i;
 const HOSTILE = `<script>alert(1)</script></details></section><img src=x onerror=alert(2)>"'&`;
 
 function record(fields: Partial<SessionViewRecord>): SessionViewRecord {
@@ -38,7 +40,8 @@ const SESSION: SessionViewResult["session"] = {
 
 /** No element of the hostile string survives as markup: only the view's own tags. */
 function assertInert(html: string): void {
-  assert.doesNotMatch(html, /<script>|<img|<[^>]*\sonerror=|<\/details><\/section><img/);
+  assert.doesNotMatch(html, /<script>|<img|<\/details><\/section><img/);
+  assert.doesNotMatch(html, ATTRIBUTE_HANDLER);
   assert.ok(html.includes("&lt;script&gt;"), "the text is there, escaped");
 }
 
@@ -76,10 +79,10 @@ void test("tool calls are collapsible rows; reasoning is collapsed; reads are on
     null,
   );
   assert.match(html, /<details class="tool command failed"><summary><code>\$ pytest -q<\/code><span class="ended"> → exit 1<\/span><\/summary><pre class="output">1 failed<\/pre><\/details>/);
-  assert.match(html, /<summary>edited <code>src\/a.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
+  assert.match(html, /<summary>edited <code title="src\/a.py">src\/a.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
   assert.match(html, /<button type="button" data-action="openDiff" data-turn="1" data-index="1">Open diff<\/button>/);
   assert.match(html, /<span class="del">- old<\/span><span class="add">\+ new<\/span><span class="add">\+ newer<\/span>/);
-  assert.match(html, /<div class="tool read">read <code>src\/b.py<\/code>/);
+  assert.match(html, /<div class="tool read">read <code title="src\/b.py">src\/b.py<\/code>/);
   assert.match(html, /<details class="reasoning"><summary>Reasoning<\/summary><div class="markdown"><p>thinking <strong>hard<\/strong><\/p>/);
   assert.doesNotMatch(html, /<details[^>]* open/, "nothing starts expanded");
 });
@@ -113,7 +116,7 @@ void test("the document allows scripts only by nonce and loads nothing remote", 
   assert.match(csp, /default-src 'none'/);
   assert.match(csp, /script-src 'nonce-N0nce'(;|$)/);
   assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
-  assert.doesNotMatch(html, /<[^>]*\son[a-z]+=/, "no inline handlers");
+  assert.doesNotMatch(html, ATTRIBUTE_HANDLER, "no inline handlers");
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.match(html, /<script nonce="N0nce" src=/);
   assert.match(html, /data-first="40" data-end="41" data-total="100"/);
@@ -132,4 +135,12 @@ void test("the turn a line of the session document is in", () => {
   assert.equal(turnAt(lines, 3), 0);
   assert.equal(turnAt(lines, 6), 12);
   assert.equal(turnAt(lines, 99), 12);
+});
+
+void test("paths inside the session's workspace are shown relative to it", () => {
+  assert.equal(shownPath("/w/shop/src/a.py", "/w/shop"), '<code title="/w/shop/src/a.py">src/a.py</code>');
+  assert.equal(shownPath("/w/shop/src/a.py", "/w/shop/"), '<code title="/w/shop/src/a.py">src/a.py</code>');
+  assert.equal(shownPath("c:\\w\\shop\\a.py", "c:\\w\\shop"), '<code title="c:\\w\\shop\\a.py">a.py</code>');
+  assert.equal(shownPath("/w/shopping/a.py", "/w/shop"), '<code title="/w/shopping/a.py">/w/shopping/a.py</code>');
+  assert.equal(shownPath(null, "/w"), '<code title="?">?</code>');
 });
