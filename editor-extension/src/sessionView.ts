@@ -26,6 +26,8 @@ interface Panel {
   /** The records of every turn loaded, for Open diff. */
   turns: Map<number, SessionViewResult["turns"][number]>;
   openedAt: number;
+  /** The position after the last turn the view holds. */
+  end: number;
 }
 
 type FromView =
@@ -46,12 +48,33 @@ function cursorTurn(argument: unknown): number | undefined {
 
 export class SessionView implements vscode.Disposable {
   private readonly panels = new Map<string, Panel>();
+  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly sidecar: Sidecar,
     private readonly pastEdits: PastEdits,
-  ) {}
+  ) {
+    this.subscription = sidecar.onIndexChanged((ids) => {
+      for (const id of ids) {
+        const entry = this.panels.get(id);
+        if (entry !== undefined) {
+          void this.grown(entry);
+        }
+      }
+    });
+  }
+
+  /** The session changed while open (Continue wrote turns): the pager offers the new ones. */
+  private async grown(entry: Panel): Promise<void> {
+    try {
+      const page = await this.sidecar.request<SessionViewResult>(Methods.sessionView, { sessionId: entry.session.id, offset: 0, limit: 1 });
+      const pager = pagerHtml("more", { offset: 0, total_turns: page.total_turns }, entry.end);
+      await entry.panel.webview.postMessage({ type: "total", total: page.total_turns, pager });
+    } catch (error) {
+      this.sidecar.log(`session view: cannot recount ${entry.session.id.slice(0, 8)}: ${errorText(error)}`);
+    }
+  }
 
   /** Opens (or brings back) the session's panel, at `turn` when given: that turn is marked. */
   async open(argument?: unknown, turn?: unknown): Promise<void> {
@@ -73,6 +96,7 @@ export class SessionView implements vscode.Disposable {
     entry.openedAt = openedAt;
     entry.session = page.session;
     entry.turns.clear();
+    entry.end = page.offset + page.turns.length;
     this.remember(entry, page);
     entry.panel.title = titleOf(page.session.title);
     entry.panel.webview.html = sessionDocumentHtml(page, this.documentParts(entry.panel.webview));
@@ -88,7 +112,7 @@ export class SessionView implements vscode.Disposable {
       localResourceRoots: [media, vscode.Uri.joinPath(this.extensionUri, "media", "sessionView")],
       retainContextWhenHidden: true,
     });
-    const entry: Panel = { panel, session, turns: new Map(), openedAt: Date.now() };
+    const entry: Panel = { panel, session, turns: new Map(), openedAt: Date.now(), end: 0 };
     this.panels.set(session.id, entry);
     panel.onDidDispose(() => this.panels.delete(session.id));
     panel.webview.onDidReceiveMessage((message: FromView) => void this.receive(entry, message));
@@ -144,6 +168,7 @@ export class SessionView implements vscode.Disposable {
     }
     this.remember(entry, page);
     const newEnd = where === "more" ? page.offset + page.turns.length : end;
+    entry.end = Math.max(entry.end, newEnd);
     const pager = pagerHtml(where, { offset: page.offset, total_turns: page.total_turns }, newEnd);
     await entry.panel.webview.postMessage({ type: "page", where, html: turnsHtml(page, null), pager, first: page.offset, end: newEnd });
   }
@@ -185,6 +210,7 @@ export class SessionView implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.subscription.dispose();
     for (const entry of this.panels.values()) {
       entry.panel.dispose();
     }

@@ -22,6 +22,12 @@ interface TimingMessage {
   ms: number;
 }
 
+interface TotalMessage {
+  type: "total";
+  total: number;
+  pager: string;
+}
+
 const vscode = acquireVsCodeApi();
 const body = document.body;
 let loading = false;
@@ -78,10 +84,20 @@ function onPage(message: PageMessage): void {
   }
 }
 
-window.addEventListener("message", (event: MessageEvent<PageMessage | TimingMessage>) => {
+/** Turns written since the page was made: the pager at the end offers them. */
+function onTotal(message: TotalMessage): void {
+  body.dataset.total = String(message.total);
+  if (more !== null && !loading) {
+    more.innerHTML = message.pager;
+  }
+}
+
+window.addEventListener("message", (event: MessageEvent<PageMessage | TimingMessage | TotalMessage>) => {
   const message = event.data;
   if (message.type === "page") {
     onPage(message);
+  } else if (message.type === "total") {
+    onTotal(message);
   } else if (message.type === "timing") {
     body.dataset.firstTurnMs = String(message.ms);
   }

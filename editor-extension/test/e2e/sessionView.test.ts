@@ -13,6 +13,7 @@ import {
   compactSession,
   COMPACT_SUMMARY,
   hugeSize,
+  LATER_REQUEST,
   SESSION_VIEW,
   TITLE_COMPACT,
   TITLE_FORK,
@@ -168,6 +169,21 @@ void describe("Deja's session view (code-server)", { timeout: 600_000 }, () => {
     assert.deepEqual(marked, [0, 1, 2, 3], "the four turns the file no longer holds");
     assert.match(await frame.locator("section.turn.compacted").first().innerText(), /kept by Deja — no longer in Continue's file/);
     assert.equal(await frame.locator("section.turn:not(.compacted) .compacted-mark").count(), 0);
+    // Continue writes one more turn while the view is open: the pager offers it (and loads it
+    // by itself when the end of the view is in sight).
+    compactSession(editor.fixture, true);
+    const later = frame.locator("section.turn", { hasText: LATER_REQUEST });
+    await until("the turn written meanwhile", async () => {
+      if ((await later.count()) > 0) {
+        return true;
+      }
+      const pager = frame.locator("#more button", { hasText: "Load 1 more turn" });
+      if ((await pager.count()) > 0) {
+        await pager.click().catch(() => undefined);
+      }
+      return undefined;
+    }, 30_000, 500);
+    assert.match(await frame.locator("section.turn").last().innerText(), new RegExp(LATER_REQUEST), "after the others");
   });
 
   scenario("S6. A 60 MB session shows its first page at once and loads more on scroll", "sv-06", async () => {

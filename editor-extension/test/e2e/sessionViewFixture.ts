@@ -98,10 +98,14 @@ export function addViewSessions(fixture: Fixture, now: number = Date.now()): voi
   write(fixture, SESSION_HUGE, TITLE_HUGE, hugeHistory(), now - 6 * hour);
 }
 
-/** What Continue does when it compacts: the file now starts at the summary. */
-export function compactSession(fixture: Fixture): void {
+export const LATER_REQUEST = "and gzip the CSV too";
+
+/** What Continue does when it compacts: the file now starts at the summary; `later` adds a turn
+ * written after that. */
+export function compactSession(fixture: Fixture, later = false): void {
   const file = join(fixture.store, "sessions", `${SESSION_COMPACT}.json`);
-  writeFileSync(file, JSON.stringify({ sessionId: SESSION_COMPACT, title: TITLE_COMPACT, workspaceDirectory: fixture.workspace, history: COMPACT_AFTER }));
+  const history = later ? [...COMPACT_AFTER, user(LATER_REQUEST)] : COMPACT_AFTER;
+  writeFileSync(file, JSON.stringify({ sessionId: SESSION_COMPACT, title: TITLE_COMPACT, workspaceDirectory: fixture.workspace, history }));
 }
 
 export function hugeSize(fixture: Fixture): number {
