@@ -1,9 +1,10 @@
 /** Deja: Open Session Rendered — a session in a webview panel (theme colours, the workbench
  * font, a strict content security policy, buttons and <details> for the keyboard), a page of
- * turns at a time from `deja/sessionView`, so a 60 MB session shows its first turns at once.
- * VS Code's Markdown preview of the session document was the first version: it renders the whole
- * document before showing anything and has no buttons; the raw document stays one action away
- * (Open as Text). */
+ * turns at a time from `deja/sessionView`. Chosen over VS Code's Markdown preview of the session
+ * document, measured on a 60 MB session: the preview renders the whole 24 MB document before it
+ * shows anything (the document alone took 20 s to open; the preview showed nothing in 8 minutes)
+ * and has no buttons; the view shows its first turn in about 0.6 s. The Markdown document stays
+ * one action away (Open as Text). */
 
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
