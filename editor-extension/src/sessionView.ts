@@ -12,8 +12,7 @@ import type { PastEdits } from "./pastEdits";
 import { titleOf } from "./pure/format";
 import { Commands, Methods, type RestoreResult, type SessionViewResult } from "./pure/protocol";
 import { copyTextOf } from "./pure/restore";
-import { turnsHtml } from "./pure/sessionHtml";
-import { pagerHtml, sessionDocumentHtml, turnAt, type HeaderAction } from "./pure/sessionPage";
+import type { HeaderAction } from "./pure/sessionPage";
 import { SESSION_SCHEME } from "./pure/sessionUri";
 import { pickSession, targetOf } from "./sessions";
 import { errorText, type Sidecar } from "./sidecar";
@@ -37,8 +36,17 @@ type FromView =
   | { type: "action"; action: HeaderAction }
   | { type: "shown"; turn: string | null };
 
+/** The view's HTML makers, loaded on first use: markdown-it and highlight.js are not worth
+ * initialising when the extension starts (about 25 ms of CPU). */
+type Html = typeof import("./pure/sessionPage") & typeof import("./pure/sessionHtml");
+let loaded: Promise<Html> | undefined;
+function html(): Promise<Html> {
+  loaded ??= Promise.all([import("./pure/sessionPage"), import("./pure/sessionHtml")]).then(([page, turns]) => ({ ...page, ...turns }));
+  return loaded;
+}
+
 /** From a session document's title bar: the turn its cursor is in. */
-function cursorTurn(argument: unknown): number | undefined {
+function cursorTurn(argument: unknown, turnAt: Html["turnAt"]): number | undefined {
   const editor = vscode.window.activeTextEditor;
   if (!(argument instanceof vscode.Uri) || argument.scheme !== SESSION_SCHEME || editor?.document.uri.toString() !== argument.toString()) {
     return undefined;
@@ -68,6 +76,7 @@ export class SessionView implements vscode.Disposable {
 
   /** The session changed while open (Continue wrote turns): the pager offers the new ones. */
   private async grown(entry: Panel): Promise<void> {
+    const { pagerHtml } = await html();
     try {
       const page = await this.sidecar.request<SessionViewResult>(Methods.sessionView, { sessionId: entry.session.id, offset: 0, limit: 1 });
       const pager = pagerHtml("more", { offset: 0, total_turns: page.total_turns }, entry.end);
@@ -80,11 +89,12 @@ export class SessionView implements vscode.Disposable {
   /** Opens (or brings back) the session's panel, at `turn` when given: that turn is marked. */
   async open(argument?: unknown, turn?: unknown): Promise<void> {
     const openedAt = Date.now();
+    const { sessionDocumentHtml, turnAt } = await html();
     const target = targetOf(argument) ?? (await pickSession(this.sidecar, "Which session to open rendered?"));
     if (target === undefined) {
       return;
     }
-    const atTurn = typeof turn === "number" && Number.isInteger(turn) && turn >= 0 ? turn : cursorTurn(argument);
+    const atTurn = typeof turn === "number" && Number.isInteger(turn) && turn >= 0 ? turn : cursorTurn(argument, turnAt);
     let page: SessionViewResult;
     try {
       const params = atTurn === undefined ? { sessionId: target.id, limit: PAGE } : { sessionId: target.id, limit: PAGE, turn: atTurn };
@@ -120,7 +130,7 @@ export class SessionView implements vscode.Disposable {
     return entry;
   }
 
-  private documentParts(webview: vscode.Webview): Parameters<typeof sessionDocumentHtml>[1] {
+  private documentParts(webview: vscode.Webview): Parameters<Html["sessionDocumentHtml"]>[1] {
     return {
       nonce: randomBytes(16).toString("base64"),
       cspSource: webview.cspSource,
@@ -158,6 +168,7 @@ export class SessionView implements vscode.Disposable {
   }
 
   private async page(entry: Panel, where: "earlier" | "more", first: number, end: number): Promise<void> {
+    const { pagerHtml, turnsHtml } = await html();
     const offset = where === "more" ? end : Math.max(0, first - PAGE);
     const limit = where === "more" ? PAGE : first - offset;
     let page: SessionViewResult;
