@@ -1,4 +1,5 @@
-// Bundles the extension (and vscode-languageclient) into dist/extension.js.
+// Bundles the extension (and vscode-languageclient, markdown-it, highlight.js) into dist/extension.js,
+// and the session view's webview script into dist/sessionView.js.
 import * as esbuild from "esbuild";
 
 const production = process.argv.includes("--production");
@@ -17,9 +18,14 @@ const options = {
   logLevel: "warning",
 };
 
+// The session view's script runs in the webview (a browser), not in the extension host.
+const webview = { ...options, entryPoints: ["src/webview/sessionView.ts"], format: "iife", platform: "browser", target: "es2022", outfile: "dist/sessionView.js", external: [] };
+
 if (watch) {
-  const context = await esbuild.context(options);
-  await context.watch();
+  for (const each of [options, webview]) {
+    const context = await esbuild.context(each);
+    await context.watch();
+  }
 } else {
-  await esbuild.build(options);
+  await Promise.all([esbuild.build(options), esbuild.build(webview)]);
 }

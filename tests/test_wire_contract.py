@@ -109,6 +109,7 @@ async def results(world: World) -> dict[str, Any]:
             ),
             "sessions": await client.request("deja/sessions", {"scope": "all"}),
             "session": await client.request("deja/session", {"sessionId": EDIT_SESSION}),
+            "sessionView": await client.request("deja/sessionView", {"sessionId": EDIT_SESSION}),
             "fileHistory": await client.request(
                 "deja/fileHistory", {"uri": world.config_py.as_uri()}
             ),
@@ -146,7 +147,10 @@ async def fork_case(world: World, client: Recorder) -> dict[str, Any]:
     path = write_session(world.store, fork_doc(world), date_created=FORK_STARTED)
     os.utime(path, (FORK_MTIME, FORK_MTIME))
     await until(lambda: any(FORK_SESSION in c["sessions"] for c in changes), what="the fork")
-    return {"session-fork": await client.request("deja/session", {"sessionId": FORK_SESSION})}
+    return {
+        "session-fork": await client.request("deja/session", {"sessionId": FORK_SESSION}),
+        "sessionView-fork": await client.request("deja/sessionView", {"sessionId": FORK_SESSION}),
+    }
 
 
 async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
 import type { SearchHistory } from "./search";
 import type { SessionDocuments } from "./sessions";
-import { openSessionRendered } from "./sessionView";
+import type { SessionView } from "./sessionView";
 import type { Sidecar } from "./sidecar";
 import type { HistoryTree } from "./tree";
 
@@ -27,6 +27,7 @@ export interface Features {
   restore: RestoreContext;
   continueSetup: ContinueSetup;
   fixThis: FixThis;
+  sessionView: SessionView;
 }
 
 /** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
@@ -48,7 +49,7 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
       }
       void f.sessions.open(id, typeof turn === "number" ? turn : undefined);
     },
-    openSessionRendered: (argument?: unknown, turn?: unknown) => openSessionRendered(f.sessions, f.server, argument, turn),
+    openSessionRendered: (argument?: unknown, turn?: unknown) => f.sessionView.open(argument, turn),
     forkSession: (argument?: unknown) => f.actions.fork(argument),
     reopenInContinue: (argument?: unknown) => f.actions.reopen(argument),
     copySessionId: (argument?: unknown) => f.actions.copyId(argument),

@@ -9,6 +9,7 @@ import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
 import { SessionDocuments } from "./sessions";
+import { SessionView } from "./sessionView";
 import { affectsCodeLens, affectsServer } from "./settings";
 import { Sidecar } from "./sidecar";
 import { StatusItem } from "./status";
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const restore = new RestoreContext(server);
   const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
   const fixThis = new FixThis(server);
+  const sessionView = new SessionView(context.extensionUri, server, pastEdits);
 
   context.subscriptions.push(
     output,
@@ -46,9 +48,10 @@ export function activate(context: vscode.ExtensionContext): void {
     search,
     restore,
     fixThis,
+    sessionView,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis, sessionView }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
         TurnRecord,
     )
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
+    from deja.query.session_page import PageRecord, SessionPage
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
 JSON_SCHEMA = 1
@@ -109,6 +110,40 @@ def turns_json(view: SessionView) -> list[dict[str, Any]]:
             )
         turns[-1]["records"].append(data)
     return turns
+
+
+def page_record_json(item: PageRecord) -> dict[str, Any]:
+    """A record of the session view: cut texts carry their full length (`*_chars`), an edit its
+    `added`/`removed` lines and `diff_lines` (all hunks; `hunks` holds the first ones)."""
+    data = record_json(item.record)
+    data.update(
+        text_chars=item.text_chars,
+        output_chars=item.output_chars,
+        added=item.added,
+        removed=item.removed,
+        diff_lines=item.diff_lines,
+    )
+    return data
+
+
+def session_page_json(page: SessionPage) -> dict[str, Any]:
+    """`deja/sessionView`: a page of turns, `offset` its first turn's position of `total_turns`."""
+    return {
+        "session": session_json(page.session),
+        "offset": page.offset,
+        "total_turns": page.total_turns,
+        "at_turn": page.at_turn,
+        "turns": [
+            {
+                "turn": turn.turn,
+                "time": iso(turn.time),
+                "compacted": turn.compacted,
+                "inherited": turn.inherited,
+                "records": [page_record_json(item) for item in turn.records],
+            }
+            for turn in page.turns
+        ],
+    }
 
 
 def tombstone_json(tomb: Tombstone) -> dict[str, Any]:

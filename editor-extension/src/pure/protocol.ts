@@ -96,6 +96,34 @@ export interface SessionResult {
   markdown: string;
 }
 
+/** A record of the session view (`deja/sessionView`): texts past a cap are cut, `*_chars` their
+ * full length; an edit's lines `added`/`removed` and `diff_lines` counted over all its hunks. */
+export interface SessionViewRecord extends SessionRecord {
+  text_chars: number;
+  output_chars: number;
+  added: number;
+  removed: number;
+  diff_lines: number;
+}
+
+export interface SessionViewTurn {
+  turn: number;
+  time: string | null;
+  compacted: boolean;
+  /** A fork's copy of its parent's turn. */
+  inherited: boolean;
+  records: SessionViewRecord[];
+}
+
+/** One page of turns: the first is at position `offset` of `total_turns`. */
+export interface SessionViewResult {
+  session: SessionSummary;
+  offset: number;
+  total_turns: number;
+  at_turn: number | null;
+  turns: SessionViewTurn[];
+}
+
 /** An edit's text: `replaced` is null for a whole-file write. */
 export interface RecordHunk {
   replaced: string | null;
@@ -242,6 +270,7 @@ export const Methods = {
   search: "deja/search",
   sessions: "deja/sessions",
   session: "deja/session",
+  sessionView: "deja/sessionView",
   fileHistory: "deja/fileHistory",
   forkCommand: "deja/forkCommand",
   restore: "deja/restore",

@@ -95,22 +95,25 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await screenshot(page, "01-search-opens-session-at-turn");
   });
 
-  scenario("1b. Open Session Rendered shows the session in VS Code's Markdown preview", "01b", async () => {
+  scenario("1b. Open Session Rendered shows the session in the session view, at the document's turn", "01b", async () => {
     const { page } = editor;
     await reset(page);
-    // Scenario 1 left the session document active, at the matching turn.
-    const started = Date.now();
+    // Scenario 1 left the session document active, the cursor on the matching turn.
     await page.locator('.editor-group-container.active .editor-actions [aria-label^="Open Session Rendered"]').first().click();
-    const preview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-    await preview.locator("h1", { hasText: TITLE_ROUND }).first().waitFor({ state: "visible", timeout: 20_000 });
-    const turn = preview.locator("h2", { hasText: `Turn ${TOOL_TURN}` }).first();
-    await turn.waitFor({ state: "visible", timeout: 10_000 });
-    console.log(`session view (Markdown preview) open: ${String(Date.now() - started)} ms on the fixture session`);
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    await view.locator("h1", { hasText: TITLE_ROUND }).first().waitFor({ state: "visible", timeout: 20_000 });
+    // The turn the document was at is marked, and scrolled to.
+    const marked = view.locator("section.turn.marked");
+    await marked.waitFor({ state: "visible", timeout: 10_000 });
+    assert.equal(await marked.getAttribute("data-turn"), String(TOOL_TURN));
+    assert.equal(await view.locator("section.turn[aria-current='true']").count(), 1);
+    assert.ok(await marked.evaluate((turn) => turn.getBoundingClientRect().top >= 0 && turn.getBoundingClientRect().bottom <= window.innerHeight), "the marked turn is in sight");
+    assert.equal(await marked.evaluate((turn) => document.activeElement === turn), true, "and has the focus");
     // Rendered, not source: no `**` or fence markers in what the user reads.
-    const text = (await preview.locator("body").textContent()) ?? "";
-    assert.doesNotMatch(text, /```/);
-    assert.match(text, new RegExp(TOOL_WORD));
-    await screenshot(page, "01b-session-rendered", { media: true });
+    const text = (await view.locator("body").innerText()) ?? "";
+    assert.doesNotMatch(text, /```|\*\*User\*\*/);
+    assert.match(text, new RegExp(`\\$ grep -rn ${TOOL_WORD}`));
+    await screenshot(page, "01b-session-view-at-turn");
     await reset(page);
   });
 

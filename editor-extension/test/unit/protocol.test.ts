@@ -28,8 +28,10 @@ import type {
   SearchResult,
   SessionResult,
   SessionsResult,
+  SessionViewResult,
   StoreStatus,
 } from "../../src/pure/protocol";
+import { turnsHtml } from "../../src/pure/sessionHtml";
 import { copyTextOf, restorePath } from "../../src/pure/restore";
 import { parseStoreStatus, storeProblemLook } from "../../src/pure/storeStatus";
 import fileHistoryFixture from "../fixtures/protocol/fileHistory.json";
@@ -44,6 +46,8 @@ import searchFixture from "../fixtures/protocol/search.json";
 import sessionForkFixture from "../fixtures/protocol/session-fork.json";
 import sessionFixture from "../fixtures/protocol/session.json";
 import sessionsFixture from "../fixtures/protocol/sessions.json";
+import sessionViewForkFixture from "../fixtures/protocol/sessionView-fork.json";
+import sessionViewFixture from "../fixtures/protocol/sessionView.json";
 import storeAppliedFixture from "../fixtures/protocol/storeStatus-applied.json";
 import storeRefusedFixture from "../fixtures/protocol/storeStatus-refused.json";
 
@@ -188,4 +192,20 @@ void test("deja/files results list the most worked-on file first", () => {
   const result = typed<FilesResult>()(filesFixture);
   assert.deepEqual(result.files.map((file) => file.relative), ["src/config.py", "CHANGELOG.md"]);
   assert.equal(result.files[0].sessions[0].session_id, EDIT_SESSION);
+});
+
+void test("deja/sessionView pages render as the session view's turns, a fork's copied turns folded", () => {
+  const page = typed<SessionViewResult>()(sessionViewFixture);
+  assert.deepEqual([page.offset, page.total_turns, page.turns.length], [0, 5, 5]);
+  const html = turnsHtml(page, null);
+  assert.match(html, /edited <code title="\/home\/u\/proj\/src\/config.py">src\/config.py<\/code> \(<span class="add">\+2<\/span> <span class="del">−1<\/span>\)/);
+  assert.match(html, /read <code title="\/home\/u\/proj\/src\/config.py">src\/config.py<\/code>/);
+  const fork = typed<SessionViewResult>()(sessionViewForkFixture);
+  assert.deepEqual(
+    fork.turns.map((turn) => turn.inherited),
+    [true, true, true, true, true, false, false],
+  );
+  const forkHtml = turnsHtml(fork, null);
+  assert.equal(forkHtml.match(/<details class="inherited">/g)?.length, 1);
+  assert.match(forkHtml, /<summary>from Make parse_config close its file <span class="count">\(5 inherited turns\)<\/span><\/summary>/);
 });

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from . import commands, fix_files, hover, lens, lifecycle, protocol, requests, restore
+from . import commands, fix_files, hover, lens, lifecycle, protocol, requests, restore, session_view
 from .context import DejaServer
 
 LOOPBACK = "127.0.0.1"
@@ -14,7 +14,7 @@ LOOPBACK = "127.0.0.1"
 def create_server() -> DejaServer:
     server = DejaServer()
     protocol.install(server)
-    for feature in (lifecycle, requests, restore, fix_files, hover, lens, commands):
+    for feature in (lifecycle, requests, restore, session_view, fix_files, hover, lens, commands):
         feature.register(server)
     return server
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .fix import FixResult
     from .fork import ForkCommand
     from .provenance import Provenance
+    from .session_page import SessionPage
     from .stats import Stats
 
 # Each question beyond search imports its module when first asked (`deja search`'s start-up).
@@ -118,6 +119,16 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+
+    def session_page(
+        self, session_id: str, *, offset: int | None, limit: int, at_turn: int | None
+    ) -> SessionPage:
+        """A page of a session's turns for a view that loads them as they scroll in."""
+        from .session_page import session_page
+
+        return session_page(
+            self.db, self.resolve_session(session_id), offset=offset, limit=limit, at_turn=at_turn
+        )
 
     def fork_command(self, session_id: str) -> ForkCommand:
         from . import sessions as session_queries
