@@ -8,6 +8,7 @@ import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
+import { SearchView } from "./searchViewResults";
 import { SessionDocuments } from "./sessions";
 import { affectsCodeLens, affectsServer } from "./settings";
 import { Sidecar } from "./sidecar";
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const restore = new RestoreContext(server);
   const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
   const fixThis = new FixThis(server);
+  const searchView = new SearchView(server);
 
   context.subscriptions.push(
     output,
@@ -46,9 +48,10 @@ export function activate(context: vscode.ExtensionContext): void {
     search,
     restore,
     fixThis,
+    searchView,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis, searchView }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");
