@@ -62,6 +62,12 @@ export class SearchView implements vscode.TreeDataProvider<Node>, vscode.Disposa
           void this.askTeam();
         }
       }),
+      // A search asked while the first pass ran is asked again once it ends.
+      sidecar.onIndexing((event) => {
+        if (event.kind === "end" && this.filters.query.trim() !== "") {
+          void this.search(this.filters);
+        }
+      }),
     );
     void this.askTeam();
   }
@@ -87,8 +93,7 @@ export class SearchView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 
   private show(counts: string): void {
-    this.counts = counts;
-    this.tree.message = counts === "" ? undefined : counts;
+    this.counts = counts; // shown under the inputs, as VS Code's search shows its count
     this.input.post(false);
     this.changeEmitter.fire(undefined);
   }

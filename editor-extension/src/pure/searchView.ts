@@ -83,10 +83,10 @@ export interface Highlighted {
   highlights: [number, number][];
 }
 
-const LEAD = 24; // characters kept before the first match when the label must be cut
+const LEAD = 16; // characters kept before the first match
 
-/** A hit's tree label: its snippet on one line, at most `max` characters, cut so the first match
- * shows, with the matched words' ranges moved to match. */
+/** A hit's tree label: its snippet on one line, at most `max` characters, from a little before the
+ * first match (the sidebar is narrow), with the matched words' ranges moved to match. */
 export function hitLabel(hit: Pick<SearchHit, "snippet_text" | "highlights" | "file">, max = 120): Highlighted {
   const source = hit.snippet_text;
   const ranges = utf16Ranges(source, hit.highlights);
@@ -108,15 +108,18 @@ export function hitLabel(hit: Pick<SearchHit, "snippet_text" | "highlights" | "f
   if (label === "") {
     return { label: hit.file ?? "(no text)", highlights: [] };
   }
-  if (label.length > max) {
-    let start = Math.max(0, Math.min((moved[0]?.[0] ?? 0) - LEAD, label.length - max + 1));
-    if (start > 0 && /[\uDC00-\uDFFF]/.test(label[start])) {
-      start += 1; // not inside a surrogate pair
-    }
+  // As VS Code's search shows a match: a few characters of what comes before, then the rest.
+  let start = Math.max(0, (moved[0]?.[0] ?? 0) - LEAD);
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(label[start])) {
+    start += 1; // not inside a surrogate pair
+  }
+  if (start > 0 || label.length > max) {
     const prefix = start > 0 ? "…" : "";
-    const body = label.slice(start, start + max - prefix.length - 1);
+    const room = max - prefix.length - 1;
+    const body = label.slice(start, start + room);
+    const suffix = label.length - start > room ? "…" : "";
     const shift = prefix.length - start;
-    label = prefix + body + "…";
+    label = prefix + body + suffix;
     moved = moved.map(([a, b]) => [Math.max(a + shift, prefix.length), Math.min(b + shift, prefix.length + body.length)] as [number, number]);
   }
   return { label, highlights: moved.filter(([a, b]) => b > a && b <= label.length) };
@@ -233,11 +236,11 @@ export function fileRow(file: TouchedFile, now?: number): { label: string; descr
   return { label: oneLine(file.relative || file.path, 120), description: parts.join(" · ") };
 }
 
-/** The Files mode's counts line. */
+/** The Files mode's counts line; `sessions` is how many sessions matched the topic. */
 export function filesCountText(total: number, shown: number, sessions: number, topic: string): string {
   if (shown === 0) {
     return `No file touched by the sessions about “${topic}”`;
   }
   const files = shown < total ? `${plural(total, "file")}: the first ${shown}` : plural(total, "file");
-  return `${files}, touched by ${plural(sessions, "session")}`;
+  return `${files}, from ${plural(sessions, "session")} about “${topic}”`;
 }

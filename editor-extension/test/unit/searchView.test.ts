@@ -80,6 +80,11 @@ void test("a long snippet is one line cut so its first match shows, highlights m
   assert.ok(label.label.startsWith("…") && label.label.endsWith("…"));
   assert.ok(!/\s\s|\n|\t/.test(label.label));
   assert.deepEqual(marked(label), ["okapi"]);
+  const edited = "…/w/api/src/pricing.py TAX_RATE = 0.2 TAX_RATE = 0.2  # okapi";
+  const at = edited.indexOf("okapi");
+  const late = hitLabel({ snippet_text: edited, highlights: [[at, at + 5]], file: null });
+  assert.equal(late.label, "…AX_RATE = 0.2 # okapi"); // 16 characters before the match
+  assert.deepEqual(marked(late), ["okapi"]);
   const short = hitLabel({ snippet_text: "", highlights: [], file: "/w/api/src/a.py" });
   assert.deepEqual(short, { label: "/w/api/src/a.py", highlights: [] });
 });
@@ -145,7 +150,7 @@ void test("a file row says how much of the topic's work touched it", () => {
     sessions: [{ session_id: "aaaa1111", title: "A", last_active: null, events: 3 }],
   };
   assert.deepEqual(fileRow(file, NOW), { label: "src/config.py", description: "2 edits · 1 read · 1 session · 2 days ago" });
-  assert.equal(filesCountText(12, 5, 3, "config"), "12 files: the first 5, touched by 3 sessions");
+  assert.equal(filesCountText(12, 5, 3, "config"), "12 files: the first 5, from 3 sessions about “config”");
   assert.equal(filesCountText(0, 0, 0, "config"), "No file touched by the sessions about “config”");
 });
 
