@@ -109,9 +109,16 @@ export function hitLabel(hit: Pick<SearchHit, "snippet_text" | "highlights" | "f
     return { label: hit.file ?? "(no text)", highlights: [] };
   }
   // As VS Code's search shows a match: a few characters of what comes before, then the rest.
-  let start = Math.max(0, (moved[0]?.[0] ?? 0) - LEAD);
-  if (start > 0 && /[\uDC00-\uDFFF]/.test(label[start])) {
-    start += 1; // not inside a surrogate pair
+  // Cut only when it saves a few characters, and at the start of a word.
+  const first = moved[0]?.[0] ?? 0;
+  let start = 0;
+  if (first > LEAD + 8) {
+    start = first - LEAD;
+    const space = label.indexOf(" ", start);
+    start = space >= 0 && space < first ? space + 1 : start;
+    if (/[\uDC00-\uDFFF]/.test(label[start])) {
+      start += 1; // not inside a surrogate pair
+    }
   }
   if (start > 0 || label.length > max) {
     const prefix = start > 0 ? "…" : "";

@@ -83,7 +83,8 @@ void test("a long snippet is one line cut so its first match shows, highlights m
   const edited = "…/w/api/src/pricing.py TAX_RATE = 0.2 TAX_RATE = 0.2  # okapi";
   const at = edited.indexOf("okapi");
   const late = hitLabel({ snippet_text: edited, highlights: [[at, at + 5]], file: null });
-  assert.equal(late.label, "…AX_RATE = 0.2 # okapi"); // 16 characters before the match
+  assert.equal(late.label, "…= 0.2 # okapi"); // from the word 16 characters before the match
+  assert.equal(hitLabel({ snippet_text: "batch step 0 of the okapi importer", highlights: [[20, 25]], file: null }).label, "batch step 0 of the okapi importer");
   assert.deepEqual(marked(late), ["okapi"]);
   const short = hitLabel({ snippet_text: "", highlights: [], file: "/w/api/src/a.py" });
   assert.deepEqual(short, { label: "/w/api/src/a.py", highlights: [] });
