@@ -30,20 +30,21 @@ export class SearchInputView implements vscode.WebviewViewProvider, vscode.Dispo
     this.view = view;
     view.webview.options = { enableScripts: true, localResourceRoots: [] };
     view.webview.html = page(randomBytes(16).toString("base64"), view.webview.cspSource);
-    this.subscriptions.push(
-      view.webview.onDidReceiveMessage((message: unknown) => {
-        const record = message as { type?: unknown; filters?: unknown };
-        if (record?.type === "ready") {
-          this.post(true); // a view shown again gets what it held: the results stay too
-        } else if (record?.type === "search") {
-          const filters = filtersOf(record.filters);
-          if (filters !== undefined) {
-            this.onSearch(filters);
-          }
+    const listening = view.webview.onDidReceiveMessage((message: unknown) => {
+      const record = message as { type?: unknown; filters?: unknown };
+      if (record?.type === "ready") {
+        this.post(true); // a view shown again gets what it held: the results stay too
+      } else if (record?.type === "search") {
+        const filters = filtersOf(record.filters);
+        if (filters !== undefined) {
+          this.onSearch(filters);
         }
-      }),
-      view.onDidDispose(() => (this.view = undefined)),
-    );
+      }
+    });
+    view.onDidDispose(() => {
+      this.view = undefined;
+      listening.dispose();
+    });
   }
 
   /** The state into the form; `fill` also replaces what the inputs hold (a query from outside). */

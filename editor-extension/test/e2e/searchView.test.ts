@@ -195,5 +195,24 @@ void describe("Deja: Search in View", () => {
     await input.press("Enter");
     await until("the selection in the query box", async () => ((await form(page).locator("#query").inputValue()) === "apply_discount" ? true : undefined), 20_000);
     await counts(page, /hit/);
+    // The keyboard reaches each filter in order from the query box.
+    await form(page).locator("#query").focus();
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press("Tab");
+      order.push(await form(page).locator(":focus").getAttribute("id").catch(() => "") ?? "");
+    }
+    assert.deepEqual(order, ["role", "since", "file", "scope"]);
+  });
+
+  scenario("6. The view keeps its query and results when another view was shown in between", "sv6", async () => {
+    const { page } = editor;
+    await reset(page);
+    await runCommand(page, "View: Show Explorer");
+    await results(page).waitFor({ state: "hidden" });
+    await runCommand(page, "Deja: Search in View");
+    await until("the query kept", async () => ((await form(page).locator("#query").inputValue()) === "apply_discount" ? true : undefined), 20_000);
+    await counts(page, /hit/);
+    assert.ok((await results(page).locator(".monaco-list-row").count()) > 0, "the results are still there");
   });
 });
