@@ -44,7 +44,7 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     showPastEdits: (argument?: unknown) => f.pastEdits.show(argument),
     listPastEdits: (argument?: unknown) => f.pastEdits.list(argument),
     openSession: (id?: unknown, turn?: unknown) => {
-      const target = targetOf(id); // an id, or a view's session row
+      const target = typeof id === "string" ? { id } : targetOf(id); // an id, or a view's session row
       if (target === undefined) {
         void vscode.commands.executeCommand(Commands.search);
         return;
