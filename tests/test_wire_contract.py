@@ -16,6 +16,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
+from deja.wire import snippet_highlights
 from tests.doctor_contract import doctor_fixture
 from tests.lsp.conftest import (
     EDIT_SESSION,
@@ -71,7 +73,11 @@ def normalise(value: Any, world: World, key: str = "") -> Any:
     if key in VARYING:
         return VARYING[key]
     if isinstance(value, dict):
-        return {name: normalise(item, world, name) for name, item in value.items()}
+        fixed = {name: normalise(item, world, name) for name, item in value.items()}
+        if "highlights" in fixed:  # offsets into a snippet whose start follows the folder
+            text, spans = snippet_highlights(marked(fixed["snippet"]))
+            fixed["snippet_text"], fixed["highlights"] = text, spans
+        return fixed
     if isinstance(value, list):
         return [normalise(item, world) for item in value]
     if not isinstance(value, str):
@@ -84,6 +90,13 @@ def normalise(value: Any, world: World, key: str = "") -> Any:
     if key == "markdown":
         text = SIZES.sub("9.6 KB", AGES.sub("3 days ago", text))
     return text
+
+
+def marked(snippet: str) -> str:
+    """A markdown snippet's `**` pairs as the index's match markers again."""
+    parts = snippet.split("**")
+    marks = [HIGHLIGHT_START if i % 2 == 0 else HIGHLIGHT_END for i in range(len(parts) - 1)]
+    return "".join(part + mark for part, mark in zip(parts, [*marks, ""], strict=True))
 
 
 async def results(world: World) -> dict[str, Any]:
@@ -103,7 +116,7 @@ async def results(world: World) -> dict[str, Any]:
         changes = client.notifications["deja/indexChanged"]
         await until(lambda: changes, what="deja/indexChanged")
         found = {
-            "search": await client.request("deja/search", {"query": "parse_config"}),
+            "search": await client.request("deja/search", {"query": "parse_config", "count": True}),
             "search-approximate": await client.request(
                 "deja/search", {"query": "helth", "scope": "all"}
             ),
@@ -120,6 +133,7 @@ async def results(world: World) -> dict[str, Any]:
                 "deja/fix", {"error": "ModuleNotFoundError: No module named 'yaml'"}
             ),
             "files": await client.request("deja/files", {"topic": "parse_config", "scope": "all"}),
+            "teamStatus": await client.request("deja/teamStatus", {}),
             "indexChanged": changes[0],
         }
         found.update(await store_statuses(world, client))
@@ -155,6 +169,7 @@ async def fork_case(world: World, client: Recorder) -> dict[str, Any]:
 
 async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:
     world = make_world(tmp_path)
+    world.env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # no team connection, whatever ~ holds
     for session, mtime in MTIMES.items():
         os.utime(world.store / "sessions" / f"{session}.json", (mtime, mtime))
     produced = {

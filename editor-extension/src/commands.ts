@@ -10,7 +10,8 @@ import type { PastEdits } from "./pastEdits";
 import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
 import type { SearchHistory } from "./search";
-import type { SessionDocuments } from "./sessions";
+import type { SearchView } from "./searchViewResults";
+import { targetOf, type SessionDocuments } from "./sessions";
 import type { SessionView } from "./sessionView";
 import type { Sidecar } from "./sidecar";
 import type { HistoryTree } from "./tree";
@@ -28,6 +29,7 @@ export interface Features {
   continueSetup: ContinueSetup;
   fixThis: FixThis;
   sessionView: SessionView;
+  searchView: SearchView;
 }
 
 /** Arguments come from menus, hover links, code lenses and other extensions: checked, not trusted. */
@@ -43,23 +45,27 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     showPastEdits: (argument?: unknown) => f.pastEdits.show(argument),
     listPastEdits: (argument?: unknown) => f.pastEdits.list(argument),
     openSession: (id?: unknown, turn?: unknown) => {
-      if (typeof id !== "string") {
+      const target = typeof id === "string" ? { id } : targetOf(id); // an id, or a view's session row
+      if (target === undefined) {
         void vscode.commands.executeCommand(Commands.search);
         return;
       }
-      void f.sessions.open(id, typeof turn === "number" ? turn : undefined);
+      void f.sessions.open(target.id, typeof turn === "number" ? turn : undefined);
     },
     openSessionRendered: (argument?: unknown, turn?: unknown) => f.sessionView.open(argument, turn),
     forkSession: (argument?: unknown) => f.actions.fork(argument),
     reopenInContinue: (argument?: unknown) => f.actions.reopen(argument),
     copySessionId: (argument?: unknown) => f.actions.copyId(argument),
     refreshHistory: () => f.tree.refresh(),
-    restoreContext: (selection?: unknown) => f.restore.run(typeof selection === "string" ? selection : undefined),
+    restoreContext: (selection?: unknown) =>
+      typeof selection === "string" ? f.restore.run(selection) : f.restore.run(undefined, targetOf(selection)?.id),
     copyRestore: (argument?: unknown) => f.restore.copy(argument),
     connectContinue: () => f.continueSetup.connect(),
     disconnectContinue: () => f.continueSetup.disconnect(),
     showDiagnostics: () => showDiagnostics(f.server),
     whatFixedThis: (argument?: unknown) => f.fixThis.run(argument),
+    searchInView: () => f.searchView.focus(),
+    searchViewLoadMore: () => f.searchView.loadMore(),
   };
 }
 

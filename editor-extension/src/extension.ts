@@ -8,6 +8,7 @@ import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
 import { RestoreContext } from "./restore";
 import { SearchHistory } from "./search";
+import { SearchView } from "./searchViewResults";
 import { SessionDocuments } from "./sessions";
 import { SessionView } from "./sessionView";
 import { affectsCodeLens, affectsServer } from "./settings";
@@ -38,6 +39,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
   const fixThis = new FixThis(server);
   const sessionView = new SessionView(context.extensionUri, server, pastEdits);
+  const searchView = new SearchView(server);
 
   context.subscriptions.push(
     output,
@@ -49,9 +51,10 @@ export function activate(context: vscode.ExtensionContext): void {
     restore,
     fixThis,
     sessionView,
+    searchView,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis, sessionView }),
+    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis, sessionView, searchView }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");

@@ -23,10 +23,11 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
     return result !== undefined ? copyTextOf(result).text : "This restore is no longer in memory: run Deja: Restore Context again.\n";
   }
 
-  /** Asks for the selection (unless given), restores, opens the result. */
-  async run(given?: string): Promise<vscode.TextEditor | undefined> {
+  /** Asks for the selection (unless given or a session is), restores, opens the result. */
+  async run(given?: string, sessionId?: string): Promise<vscode.TextEditor | undefined> {
     const input =
       given ??
+      (sessionId !== undefined ? "" : undefined) ??
       (await vscode.window.showInputBox({
         title: "Deja: Restore Context",
         placeHolder: RESTORE_PLACEHOLDER,
@@ -35,7 +36,7 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
     if (input === undefined) {
       return undefined;
     }
-    const params = restoreParams(input, defaultScope());
+    const params = { ...restoreParams(input, defaultScope()), ...(sessionId !== undefined ? { sessionId } : {}) };
     let result: RestoreResult;
     try {
       result = await this.sidecar.request<RestoreResult>(Methods.restore, params);
@@ -44,7 +45,7 @@ export class RestoreContext implements vscode.TextDocumentContentProvider, vscod
       return undefined;
     }
     this.counter += 1;
-    const uri = vscode.Uri.from({ scheme: RESTORE_SCHEME, path: restorePath(result, params.selection), query: `n=${String(this.counter)}` });
+    const uri = vscode.Uri.from({ scheme: RESTORE_SCHEME, path: restorePath(result, sessionId?.slice(0, 8) ?? params.selection), query: `n=${String(this.counter)}` });
     this.results.set(uri.toString(), result);
     for (const key of [...this.results.keys()].slice(0, Math.max(0, this.results.size - KEEP))) {
       this.results.delete(key);

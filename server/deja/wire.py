@@ -6,6 +6,7 @@ library; the restore types are imported for typing only (`deja search` never loa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
     from deja.query.session_page import PageRecord, SessionPage
 
+_MARKS = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
+
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
 JSON_SCHEMA = 1
 
@@ -50,7 +53,31 @@ def markdown_snippet(snippet: str) -> str:
     return snippet.replace(HIGHLIGHT_START, "**").replace(HIGHLIGHT_END, "**")
 
 
+def snippet_highlights(snippet: str) -> tuple[str, list[list[int]]]:
+    """A snippet without its match markers, and the [start, end) character offsets of the
+    matched words in it: an editor highlights them without parsing markdown (a snippet's own
+    `**` would be taken for a match)."""
+    text: list[str] = []
+    ranges: list[list[int]] = []
+    length = 0
+    start: int | None = None
+    for piece in _MARKS.split(snippet):
+        if piece == HIGHLIGHT_START:
+            start = length if start is None else start
+        elif piece == HIGHLIGHT_END:
+            if start is not None and length > start:
+                ranges.append([start, length])
+            start = None
+        elif piece:
+            text.append(piece)
+            length += len(piece)
+    if start is not None and length > start:  # a highlight the snippet's end cut
+        ranges.append([start, length])
+    return "".join(text), ranges
+
+
 def hit_json(hit: Hit) -> dict[str, Any]:
+    text, highlights = snippet_highlights(hit.snippet)
     return {
         "session_id": hit.session_id,
         "title": hit.title,
@@ -60,6 +87,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "time": iso(hit.time),
         "role": hit.role,
         "snippet": markdown_snippet(hit.snippet),
+        "snippet_text": text,
+        "highlights": highlights,
         "file": hit.file,
         "exit_code": hit.exit_code,
         "status": hit.status,

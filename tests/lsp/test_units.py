@@ -307,7 +307,12 @@ def test_search_result_is_the_clis_json(indexed: tuple[World, History]) -> None:
     result = search_result(history, Params("deja/search", {"query": "pyyaml"}), choice)
     expected = history.search(SearchQuery("pyyaml", scope=Scope(), limit=20)).hits
     assert result["hits"] == [hit_json(hit) for hit in expected]
-    assert set(result) == {"query", "scope", "approximate", "notes", "hits"}
+    assert set(result) == {"query", "scope", "approximate", "notes", "total", "hits"}
+    assert result["total"] is None  # counted only when asked
+    counted = search_result(
+        history, Params("deja/search", {"query": "pyyaml", "count": True}), choice
+    )
+    assert counted["total"] == history.search(SearchQuery("pyyaml", scope=Scope())).total
     approximate = search_result(history, Params("deja/search", {"query": "helth"}), choice)
     assert approximate["approximate"] and "helth → health" in approximate["notes"][-1]
 

@@ -2,6 +2,9 @@
 
 export type Scope = "workspace" | "all";
 
+/** The scopes `deja/search` takes: the local index's and the team database (`deja team`). */
+export type SearchScope = Scope | "team";
+
 export interface LspPosition {
   line: number;
   character: number;
@@ -21,12 +24,18 @@ export interface SearchHit {
   time: string | null;
   role: string;
   snippet: string;
+  /** The snippet without its match marks, and the matched words' [start, end) offsets in it
+   * (Unicode code points: `highlightsOf` turns them into a JavaScript string's). */
+  snippet_text: string;
+  highlights: number[][]; // each [start, end]
   file: string | null;
   exit_code: number | null;
   status: string | null;
   compacted: boolean;
   deleted: boolean;
   score: number;
+  /** Who pushed it: team hits only. */
+  member?: string;
   /** Found by meaning only (the semantic extra): no word of the query is in it. */
   meaning_only: boolean;
 }
@@ -36,7 +45,16 @@ export interface SearchResult {
   scope: string;
   approximate: boolean;
   notes: string[];
+  /** Every hit when the request asked `count: true`, else null. */
+  total: number | null;
   hits: SearchHit[];
+}
+
+/** `deja/teamStatus`: whether the team scope can be offered, and why not. */
+export interface TeamStatus {
+  configured: boolean;
+  name: string | null;
+  reason: string | null;
 }
 
 export interface SessionSummary {
@@ -276,6 +294,7 @@ export const Methods = {
   restore: "deja/restore",
   fix: "deja/fix",
   files: "deja/files",
+  teamStatus: "deja/teamStatus",
   indexChanged: "deja/indexChanged",
   storeStatus: "deja/storeStatus",
 } as const;
@@ -311,4 +330,6 @@ export const Commands = {
   disconnectContinue: "deja.vscode.disconnectContinue",
   showDiagnostics: "deja.vscode.showDiagnostics",
   whatFixedThis: "deja.vscode.whatFixedThis",
+  searchInView: "deja.vscode.searchInView",
+  searchViewLoadMore: "deja.vscode.searchViewLoadMore",
 } as const;

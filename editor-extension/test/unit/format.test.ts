@@ -32,6 +32,8 @@ function hit(extra: Partial<SearchHit> = {}): SearchHit {
     time: "2026-11-10T09:30:00Z",
     role: "edit",
     snippet: "def **parse_config**(path):",
+    snippet_text: "def parse_config(path):",
+    highlights: [[4, 16]],
     file: "/home/dev/api/src/config.py",
     exit_code: null,
     status: "done",

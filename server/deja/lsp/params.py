@@ -60,6 +60,12 @@ class Params:
             raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
         return value
 
+    def flag(self, name: str) -> bool:
+        value = self.values.get(name, False)
+        if not isinstance(value, bool):
+            raise RequestError(f"{name} must be true or false, not {value!r}")
+        return value
+
     def optional_integer(self, name: str) -> int | None:
         return None if self.values.get(name) is None else self.integer(name, None)
 

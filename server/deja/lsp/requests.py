@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from .context import DejaServer
 from .documents import FileView
 from .errors import RequestError, guarded
 from .params import Params
-from .team import team_search_result
+from .team import TEAM_STATUS, team_search_result, team_status_result
 
 SEARCH = "deja/search"
 SESSIONS = "deja/sessions"
@@ -31,6 +32,7 @@ class Found:
     hits: list[Hit]
     approximate: bool
     notes: list[str]
+    total: int | None
 
 
 def run_search(
@@ -44,10 +46,12 @@ def run_search(
         since=params.since(),
         limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
         offset=params.integer("offset", 0, high=1_000_000),
-        count_all=False,  # the reply carries no total
+        # Counting every hit costs a second query over a full page: only when asked.
+        count_all=params.flag("count"),
     )
     result = history.search(query, scope_notes=choice.notes)
-    return Found(query.text, result.hits, result.approximate, result.notes)
+    total = result.total if query.count_all else None
+    return Found(query.text, result.hits, result.approximate, result.notes, total)
 
 
 def search_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:
@@ -57,6 +61,7 @@ def search_result(history: History, params: Params, choice: ScopeChoice) -> dict
         "scope": choice.scope.label,
         "approximate": found.approximate,
         "notes": found.notes,
+        "total": found.total,
         "hits": [hit_json(hit) for hit in found.hits],
     }
 
@@ -125,6 +130,11 @@ def register(server: DejaServer) -> None:
             return await team_search_result(parsed)
         history = await ls.history()
         return search_result(history, parsed, ls.scope(history, parsed.scope()))
+
+    @server.feature(TEAM_STATUS)
+    @guarded(TEAM_STATUS)
+    async def team_status(ls: DejaServer, params: Any) -> dict[str, Any]:
+        return await asyncio.to_thread(team_status_result)
 
     @server.feature(SESSIONS)
     @guarded(SESSIONS)

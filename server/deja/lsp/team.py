@@ -23,14 +23,30 @@ from .params import Params
 MAX_PAGE = 500
 
 
-def _search(query: SearchQuery, project: str | None) -> list[dict[str, Any]]:
+TEAM_STATUS = "deja/teamStatus"
+
+
+def _search(query: SearchQuery, project: str | None) -> tuple[list[dict[str, Any]], int]:
     from deja.team.config import load_config, require_driver
 
     require_driver()
     from deja.team.search import TeamFilter, team_search
 
-    found, _ = team_search(load_config(), query, TeamFilter(project=project))
-    return [team_hit_json(team_hit.hit, team_hit.member) for team_hit in found]
+    found, total = team_search(load_config(), query, TeamFilter(project=project))
+    return [team_hit_json(team_hit.hit, team_hit.member) for team_hit in found], total
+
+
+def team_status_result() -> dict[str, Any]:
+    """Whether `deja team connect` stored a connection this sidecar can use (no connection is
+    made: an editor asks before it offers the team scope); `reason` says why not."""
+    from deja.team.config import load_config, require_driver
+
+    try:
+        require_driver()
+        config = load_config()
+    except DejaError as error:
+        return {"configured": False, "name": None, "reason": error.message}
+    return {"configured": True, "name": config.name or None, "reason": None}
 
 
 async def team_search_result(params: Params) -> dict[str, Any]:
@@ -39,10 +55,18 @@ async def team_search_result(params: Params) -> dict[str, Any]:
         role=params.role(),
         limit=params.integer("limit", 20, low=1, high=MAX_PAGE),
         offset=params.integer("offset", 0, high=1_000_000),
-        count_all=False,
+        since=params.since(),
+        count_all=params.flag("count"),
     )
-    hits = await asyncio.to_thread(_search, query, params.text("project"))
-    return {"query": query.text, "scope": "team", "approximate": False, "notes": [], "hits": hits}
+    hits, total = await asyncio.to_thread(_search, query, params.text("project"))
+    return {
+        "query": query.text,
+        "scope": "team",
+        "approximate": False,
+        "notes": [],
+        "total": total if query.count_all else None,
+        "hits": hits,
+    }
 
 
 class TeamPusher:
