@@ -119,7 +119,7 @@ export class PastEdits implements vscode.Disposable {
   private pick(found: FilePast): Promise<void> {
     const quickPick = vscode.window.createQuickPick<EventPick>();
     quickPick.title = pastTitle(found.name, found.events);
-    quickPick.placeholder = "Pick an edit to peek at it (or a read to open its session); the row's buttons open the session or the diff";
+    quickPick.placeholder = "An edit: peek at it · a read: open its session there";
     quickPick.matchOnDescription = true;
     quickPick.matchOnDetail = true;
     quickPick.items = found.events.map((event) => ({
