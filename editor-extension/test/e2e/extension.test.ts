@@ -154,6 +154,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     assert.equal(await quickInput(page).isVisible(), false, "no quick pick covers the peek");
     await screenshot(page, "03-peek-and-edits", { media: true });
     // The list (List Past Edits) and its picks: pastEdits.test.ts.
+    await reset(page);
     // The code lens at the top of the file runs Show Past Edits: the peek (scrolled to the very
     // top: the lenses above the edited lines may have scrolled it a little).
     await openFile(page, "pricing.py");
