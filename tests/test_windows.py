@@ -257,6 +257,28 @@ def test_deja_resume_shell_powershell(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "invalid choice: 'cmd'" in bad.stderr
 
 
+def test_deja_handoff_shell_powershell(tmp_path: Path) -> None:
+    workspace = tmp_path / "Ann's $project"
+    workspace.mkdir()
+    store, home = tmp_path / "continue", tmp_path / "home"
+    session_id = "5e551011-aaaa-4bbb-8ccc-00000000000a"
+    request = "fix it's $env:PATH `n \u2019quoted\u2019 & more"
+    write_session(store, session_doc(session_id, [user(request)], workspace=str(workspace)))
+    env = deja_env(store, home)
+    result = run_deja(env, "handoff", session_id[:8], "--shell", "powershell")
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.rstrip("\n")
+    assert line.startswith("cn ")
+    digest, rest = read_verbatim(line[3:])
+    assert rest == "" and request in digest
+    where = powershell_quote(str(workspace))
+    assert f"Set-Location -LiteralPath {where}" in result.stderr
+    as_json = json_envelope(
+        run_deja(env, "handoff", session_id, "--shell", "powershell", "--json"), "handoff"
+    )
+    assert as_json["argv"] == ["cn", digest] and as_json["line"] == line
+
+
 def windows_edit(session_id: str, workspace: str, file_path: str, text: str) -> dict[str, Any]:
     edit = call(
         "Edit",

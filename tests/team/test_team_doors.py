@@ -100,6 +100,19 @@ def test_mcp_team_scope_frames_team_hits(pushed: Member, member_factory) -> None
         result = portal.call(
             client.call_tool, "deja_search", {"query": "zebrafish", "scope": "team"}
         )
+        # The sessions date from 2025-06-18 (the builder's dateCreated).
+        recent = portal.call(
+            client.call_tool,
+            "deja_search",
+            {"query": "zebrafish", "scope": "team", "since": "2025-01-01"},
+        )
+        later = portal.call(
+            client.call_tool,
+            "deja_search",
+            {"query": "zebrafish", "scope": "team", "since": "2099-01-01"},
+        )
+    assert "by Alice" in recent.content[0].text
+    assert "no team session matches" in later.content[0].text
     (content,) = result.content
     text = content.text
     assert not result.is_error, text

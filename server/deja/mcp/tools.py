@@ -263,7 +263,7 @@ class Recall:
         limit = _limit(arguments, 8)
         since = _since(arguments)
         if scope == "team":
-            return self.team_search(text, limit)
+            return self.team_search(text, limit, since)
         history, notes = self._history()
         choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
@@ -280,14 +280,14 @@ class Recall:
             "({n} more hits not shown: narrow the query)",
         )
 
-    def team_search(self, text: str, limit: int) -> str:
+    def team_search(self, text: str, limit: int, since: float | None) -> str:
         """The team database's hits (`deja team`), each naming the member who pushed it."""
         from deja.team.config import load_config, require_driver
 
         require_driver()
         from deja.team.search import team_search  # psycopg: only for the team scope
 
-        query = SearchQuery(text, limit=limit, count_all=False)
+        query = SearchQuery(text, since=since, limit=limit, count_all=False)
         found, _ = team_search(load_config(), query)
         blocks = []
         for n, team_hit in enumerate(found, 1):

@@ -114,12 +114,17 @@ def resume(session: SessionSummary, shell: Shell = "posix") -> Launch:
     return Launch(line, argv, workspace, notes)
 
 
-def handoff(session: SessionSummary, digest: str) -> Launch:
-    """`cn '<digest>'`, run in the session's workspace when it still exists."""
+def handoff(session: SessionSummary, digest: str, shell: Shell = "posix") -> Launch:
+    """`cn '<digest>'` (PowerShell: a verbatim string, which may span lines), run in the
+    session's workspace when it still exists."""
     workspace = _workspace(session)
     notes = [HANDOFF_NOTE]
-    if workspace is not None:
-        notes.append(f"Run it in the session's workspace: cd {quote(workspace)}")
-    else:
+    if workspace is None:
         notes.append(GONE_NOTE.format(workspace=session.workspace or "(none recorded)", what="cn"))
-    return Launch(f"cn {quote(digest)}", ["cn", digest], workspace, notes)
+    elif shell == "powershell":
+        where = powershell_quote(native_path(workspace))
+        notes.append(f"Run it in the session's workspace: Set-Location -LiteralPath {where}")
+    else:
+        notes.append(f"Run it in the session's workspace: cd {quote(workspace)}")
+    line = f"cn {powershell_quote(digest) if shell == 'powershell' else quote(digest)}"
+    return Launch(line, ["cn", digest], workspace, notes)

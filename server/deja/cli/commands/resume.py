@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from deja.query.handoff import SHELLS, check_id, default_shell, resume
+from deja.query.handoff import check_id, resume
 
 from ..common import AddCommand, implicit_pass, opened_history
-from .handoff import launch
+from .handoff import add_shell_option, launch
 
 
 def add_parser(command: AddCommand) -> None:
     sub = command("resume", "print `cd WORKSPACE && cn --fork ID` to continue a past session")
     sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
     sub.add_argument("--exec", action="store_true", help="run it, attached to this terminal")
-    sub.add_argument(
-        "--shell",
-        choices=SHELLS,
-        default=default_shell(),
-        help="the shell the printed line is for (default: powershell on Windows, else posix)",
-    )
+    add_shell_option(sub)
 
 
 def run(args: argparse.Namespace) -> int:
