@@ -92,6 +92,8 @@ void describe("A file's past and the Deja log (code-server)", { timeout: 240_000
       assert.equal(occurrences(all, title), 1, `the session named once: ${all}`);
       assert.match(row.label, / · \d+ days? ago$/, `when: ${row.label}`);
     }
+    await page.mouse.move(700, 700); // below the list, over no text: no tooltip in the picture
+    await sleep(400); // the quick pick fades in
     await screenshot(page, "03b-list-past-edits", { media: true });
     // An edit whose text stands: the peek, on that edit.
     await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: "still at line 8" }).first().click();
