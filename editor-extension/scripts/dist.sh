@@ -19,9 +19,9 @@ npm run --silent build -- --production
 vsce=node_modules/.bin/vsce
 for target in $TARGETS; do
   DEJA_BUILD_PYTHON="$PY" bash scripts/bundle.sh "$target"
-  "$vsce" package --no-dependencies --allow-missing-repository --skip-license --target "$target" --out "../dist/deja-$version-$target.vsix" >&2
+  "$vsce" package --no-dependencies --allow-missing-repository --skip-license --no-rewrite-relative-links --target "$target" --out "../dist/deja-$version-$target.vsix" >&2
 done
 DEJA_BUILD_PYTHON="$PY" bash scripts/bundle.sh
-"$vsce" package --no-dependencies --allow-missing-repository --skip-license --out "../dist/deja-$version.vsix" >&2
+"$vsce" package --no-dependencies --allow-missing-repository --skip-license --no-rewrite-relative-links --out "../dist/deja-$version.vsix" >&2
 cd ..
 ls -l dist/deja-"$version"* >&2

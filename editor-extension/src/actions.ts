@@ -126,7 +126,7 @@ export class SessionActions {
       }
       await vscode.commands.executeCommand("continue.navigateTo", "/", false);
     } catch (error) {
-      this.sidecar.log(`continue.navigateTo failed: ${errorText(error)}`);
+      this.sidecar.warn(`continue.navigateTo failed: ${errorText(error)}`);
     }
     // focusContinueSessionId is registered when Continue activates and acts once its chat page
     // is mounted: retry briefly while it comes up.
@@ -143,7 +143,7 @@ export class SessionActions {
         lastError = error;
       }
     }
-    this.sidecar.log(`continue.focusContinueSessionId failed: ${errorText(lastError)}`);
+    this.sidecar.warn(`continue.focusContinueSessionId failed: ${errorText(lastError)}`);
     void vscode.window.showWarningMessage(`Deja: Continue did not open session ${target.id.slice(0, 8)} (${errorText(lastError)}).`);
   }
 

@@ -64,12 +64,12 @@ const middleware: Middleware = {
 };
 
 export interface ClientHooks {
-  log(line: string): void;
+  error(line: string): void;
   /** The connection closed: the sidecar decides whether to start the server again. */
   closed(): CloseHandlerResult;
 }
 
-export function clientOptions(output: vscode.OutputChannel, initialization: Record<string, string>, hooks: ClientHooks): LanguageClientOptions {
+export function clientOptions(output: vscode.LogOutputChannel, initialization: Record<string, string>, hooks: ClientHooks): LanguageClientOptions {
   return {
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
@@ -77,12 +77,12 @@ export function clientOptions(output: vscode.OutputChannel, initialization: Reco
     initializationOptions: initialization,
     markdown: { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false },
     initializationFailedHandler: (error) => {
-      hooks.log(`initialize failed: ${String(error)}`);
+      hooks.error(`initialize failed: ${String(error)}`);
       return false;
     },
     errorHandler: {
       error: (error, _message, count): ErrorHandlerResult => {
-        hooks.log(`connection error: ${error.message}`);
+        hooks.error(`connection error: ${error.message}`);
         return { action: (count ?? 0) > 3 ? ErrorAction.Shutdown : ErrorAction.Continue, handled: true };
       },
       closed: (): CloseHandlerResult => hooks.closed(),

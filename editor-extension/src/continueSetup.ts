@@ -81,7 +81,7 @@ export class ContinueSetup {
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Deja: installing ${MCP_REQUIREMENT}…` }, () => runProgram(argv, undefined, (line) => this.log(line), 600_000));
     if (result.exitCode !== 0) {
       const noPip = /No module named pip/.test(result.stderr);
-      this.log(result.stderr);
+      this.sidecar.warn(result.stderr);
       void vscode.window.showErrorMessage(
         noPip
           ? `Deja: ${commandLine(interpreter)} has no pip. Install pip (Debian/Ubuntu: \`sudo apt install python3-pip\`), or install Deja with its MCP server: \`pipx install deja-<version>-py3-none-any.whl\`, then set \`deja.server.command\`.`

@@ -1,17 +1,30 @@
 /** Deja: Show Past Edits to This File — a peek over the places past edits wrote that still stand,
  * on the one at (or nearest) the cursor; Deja: List Past Edits of This File — a quick pick of every
- * edit (on demand, so it never covers the peek); a pick opens a diff of replaced vs written text. */
+ * edit, write and read of the file (on demand, so it never covers the peek): a pick opens the
+ * peek on that edit, or the session at that turn; row buttons open the session or the diff of
+ * replaced vs written text. */
 
 import * as vscode from "vscode";
-import { baseName, diffSides, diffTitle, editItem, standingRanges } from "./pure/format";
-import { Methods, type FileEvent, type FileHistoryResult, type LspRange } from "./pure/protocol";
+import { fileEventItem, pastTitle } from "./pure/fileEvents";
+import { baseName, diffSides, diffTitle, standingRanges } from "./pure/format";
+import { Commands, Methods, type FileEvent, type FileHistoryResult, type LspRange } from "./pure/protocol";
 import { EDIT_SCHEME } from "./pure/sessionUri";
 import { errorText, type Sidecar } from "./sidecar";
 
 const MAX_TEXTS = 200;
 
-interface EditPick extends vscode.QuickPickItem {
+interface EventPick extends vscode.QuickPickItem {
   event: FileEvent;
+}
+
+const OPEN_SESSION: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("comment-discussion"), tooltip: "Open the session at this turn" };
+const SHOW_DIFF: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("diff"), tooltip: "Show what it replaced and wrote" };
+
+interface FilePast {
+  uri: vscode.Uri;
+  name: string;
+  /** Edits, writes and reads, newest first. */
+  events: FileEvent[];
 }
 
 function toRange(range: LspRange): vscode.Range {
@@ -57,29 +70,28 @@ export class PastEdits implements vscode.Disposable {
   /** `argument`: a `file:` URI string (code lens, hover link), a Uri (editor context menu), or none.
    * The peek first; the list when no written text still stands (nothing to peek at). */
   async show(argument?: unknown): Promise<void> {
-    const found = await this.edits(argument);
+    const found = await this.past(argument);
     if (found === undefined) {
       return;
     }
-    const locations = standing(found.uri, found.edits);
+    const locations = standing(found.uri, edits(found.events));
     if (locations.length === 0) {
-      await this.pick(found.edits, found.name, 0);
+      await this.pick(found);
       return;
     }
     const editor = await vscode.window.showTextDocument(found.uri, { preserveFocus: false, preview: false });
-    const at = nearest(locations, editor.selection.active);
-    await vscode.commands.executeCommand("editor.action.peekLocations", found.uri, at.range.start, locations, "peek");
+    await peek(found.uri, nearest(locations, editor.selection.active).range.start, locations);
   }
 
-  /** Every edit, read and write of the file in a quick pick; a pick opens its diff. */
+  /** Every edit, write and read of the file in a quick pick. */
   async list(argument?: unknown): Promise<void> {
-    const found = await this.edits(argument);
+    const found = await this.past(argument);
     if (found !== undefined) {
-      await this.pick(found.edits, found.name, standing(found.uri, found.edits).length);
+      await this.pick(found);
     }
   }
 
-  private async edits(argument: unknown): Promise<{ uri: vscode.Uri; name: string; edits: FileEvent[] } | undefined> {
+  private async past(argument: unknown): Promise<FilePast | undefined> {
     const uri =
       argument instanceof vscode.Uri
         ? argument
@@ -97,27 +109,54 @@ export class PastEdits implements vscode.Disposable {
       void vscode.window.showErrorMessage(`Deja: cannot read the history of ${baseName(uri.fsPath)}: ${errorText(error)}`);
       return undefined;
     }
-    const edits = result.events.filter((event) => event.role === "edit");
-    if (edits.length === 0) {
-      void vscode.window.showInformationMessage(`Deja: no Continue session edited ${baseName(uri.fsPath)}.`);
+    if (result.events.length === 0) {
+      void vscode.window.showInformationMessage(`Deja: no Continue session edited or read ${baseName(uri.fsPath)}.`);
       return undefined;
     }
-    return { uri, name: baseName(result.path), edits };
+    return { uri, name: baseName(result.path), events: result.events };
   }
 
-  private async pick(edits: FileEvent[], name: string, stillInFile: number): Promise<void> {
-    const picked = await vscode.window.showQuickPick<EditPick>(
-      edits.map((event) => ({ ...editItem(event), event })),
-      {
-        title: `${edits.length} past edit${edits.length === 1 ? "" : "s"} of ${name} · ${stillInFile} still in the file`,
-        placeHolder: "Pick an edit to see what it replaced and wrote",
-        matchOnDescription: true,
-        matchOnDetail: true,
-      },
-    );
-    if (picked !== undefined) {
-      await this.diff(picked.event);
+  private pick(found: FilePast): Promise<void> {
+    const quickPick = vscode.window.createQuickPick<EventPick>();
+    quickPick.title = pastTitle(found.name, found.events);
+    quickPick.placeholder = "An edit: peek at it · a read: open its session there";
+    quickPick.matchOnDescription = true;
+    quickPick.matchOnDetail = true;
+    quickPick.items = found.events.map((event) => ({
+      ...fileEventItem(event),
+      event,
+      buttons: event.role === "edit" ? [OPEN_SESSION, SHOW_DIFF] : [OPEN_SESSION],
+    }));
+    return new Promise((resolve) => {
+      const act = (run: () => Promise<void>): void => {
+        quickPick.hide();
+        void run().finally(resolve);
+      };
+      quickPick.onDidTriggerItemButton(({ item, button }) =>
+        act(() => (button === SHOW_DIFF ? this.diff(item.event) : openSession(item.event))),
+      );
+      quickPick.onDidAccept(() => {
+        const picked = quickPick.selectedItems[0];
+        if (picked !== undefined) {
+          act(() => this.open(found, picked.event));
+        }
+      });
+      quickPick.onDidHide(() => {
+        quickPick.dispose();
+        resolve();
+      });
+      quickPick.show();
+    });
+  }
+
+  /** An edit whose text stands: the peek on it, among the others; otherwise its session there. */
+  private async open(found: FilePast, event: FileEvent): Promise<void> {
+    if (event.role !== "edit" || event.range === null) {
+      await openSession(event);
+      return;
     }
+    await vscode.window.showTextDocument(found.uri, { preserveFocus: false, preview: false });
+    await peek(found.uri, toRange(event.range).start, standing(found.uri, edits(found.events)));
   }
 
   async diff(event: FileEvent): Promise<void> {
@@ -134,6 +173,18 @@ export class PastEdits implements vscode.Disposable {
       subscription.dispose();
     }
   }
+}
+
+function edits(events: readonly FileEvent[]): FileEvent[] {
+  return events.filter((event) => event.role === "edit");
+}
+
+async function peek(uri: vscode.Uri, at: vscode.Position, locations: vscode.Location[]): Promise<void> {
+  await vscode.commands.executeCommand("editor.action.peekLocations", uri, at, locations, "peek");
+}
+
+async function openSession(event: FileEvent): Promise<void> {
+  await vscode.commands.executeCommand(Commands.openSession, event.session_id, event.turn);
 }
 
 /** The location holding `at`, else the one whose lines are nearest to it. */

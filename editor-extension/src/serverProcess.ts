@@ -2,9 +2,14 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import * as vscode from "vscode";
+import type { StreamInfo } from "vscode-languageclient/node";
 import type { Launch, StartFailure } from "./pure/launch";
+import { LineSplitter } from "./pure/lines";
 
 const STDERR_TAIL = 8192;
+
+/** Where the process's story goes: Deja's log channel. */
+export type Log = Pick<vscode.LogOutputChannel, "info" | "warn" | "error">;
 
 export class ServerProcess {
   private child: ChildProcess | undefined;
@@ -14,13 +19,15 @@ export class ServerProcess {
 
   constructor(
     private readonly launch: Launch,
-    private readonly log: (line: string) => void,
+    private readonly log: Log,
     /** Whether this start is still the sidecar's current one (a stale exit is not logged). */
     private readonly isCurrent: () => boolean,
   ) {}
 
-  /** The language client's server options: runs the command in the first `file:` workspace folder. */
-  spawn(): Promise<ChildProcess> {
+  /** The language client's server options: runs the command in the first `file:` workspace folder.
+   * Its streams, not the process: the client would append stderr to the log channel as it comes,
+   * a chunk at a time at info level; each stderr line is logged here as a warning instead. */
+  spawn(): Promise<StreamInfo> {
     const argv = this.launch.argv;
     return new Promise((resolve, reject) => {
       const cwd = vscode.workspace.workspaceFolders?.find((folder) => folder.uri.scheme === "file")?.uri.fsPath;
@@ -32,20 +39,32 @@ export class ServerProcess {
       });
       child.once("error", (error: NodeJS.ErrnoException) => {
         this.spawnError = error.code ?? error.message;
-        this.log(`cannot run ${argv[0]}: ${error.message}`);
+        this.log.error(`cannot run ${argv[0]}: ${error.message}`);
         reject(error);
       });
       child.once("spawn", () => {
         this.child = child;
-        resolve(child);
+        resolve({ reader: child.stdout, writer: child.stdin, detached: false });
       });
-      child.stderr?.on("data", (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      const lines = new LineSplitter();
+      child.stderr.on("data", (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        this.stderr = (this.stderr + text).slice(-STDERR_TAIL);
+        lines.push(text).forEach((line) => this.log.warn(`server: ${line}`));
       });
       child.once("exit", (code, signal) => {
         this.exitCode = code;
+        const rest = lines.end();
+        if (rest !== undefined) {
+          this.log.warn(`server: ${rest}`);
+        }
         if (this.isCurrent()) {
-          this.log(`the server exited (${signal !== null ? `signal ${signal}` : `code ${String(code)}`})`);
+          const how = signal !== null ? `signal ${signal}` : `code ${String(code)}`;
+          if (code === 0) {
+            this.log.info(`the server exited (${how})`);
+          } else {
+            this.log.warn(`the server exited (${how})`);
+          }
         }
       });
     });

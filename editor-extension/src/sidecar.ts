@@ -74,9 +74,14 @@ export class Sidecar implements vscode.Disposable {
     return this.failureStatusText;
   }
 
-  /** A line in the Deja output (the channel stamps the time). */
+  /** A line in the Deja log channel (VS Code stamps the time and level). */
   log(line: string): void {
     this.output.info(line);
+  }
+
+  /** Something went wrong but Deja goes on (a request failed, Continue did not answer). */
+  warn(line: string): void {
+    this.output.warn(line);
   }
 
   private setState(state: SidecarState): void {
@@ -112,7 +117,7 @@ export class Sidecar implements vscode.Disposable {
           await client.stop(2000);
         }
       } catch (error) {
-        this.log(`stopping the server: ${String(error)}`);
+        this.warn(`stopping the server: ${String(error)}`);
       }
       try {
         await client.dispose(1000);
@@ -167,13 +172,13 @@ export class Sidecar implements vscode.Disposable {
     this.log(`initializationOptions: ${JSON.stringify(initialization)}`);
     this.watchInterpreter(launch);
 
-    const server = new ServerProcess(launch, (line) => this.log(line), () => generation === this.generation);
+    const server = new ServerProcess(launch, this.output, () => generation === this.generation);
     this.server = server;
     const options = clientOptions(this.output, initialization, {
-      log: (line) => this.log(line),
+      error: (line) => this.output.error(line),
       closed: () => this.closed(generation),
     });
-    const client = createClient(() => server.spawn(), options, {
+    const client = createClient(() => server.spawn(), options, this.output, {
       indexing: (event) => this.indexingEmitter.fire(event),
       indexChanged: (ids) => this.indexChangedEmitter.fire(ids),
       storeStatus: (status) => this.storeStatusEmitter.fire(status),
@@ -202,7 +207,7 @@ export class Sidecar implements vscode.Disposable {
       }
       // Give the process a moment to exit so its stderr and exit code are in.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      this.log(`the server did not start: ${String(error)}`);
+      this.output.error(`the server did not start: ${String(error)}`);
       const message = diagnose(launch, server.failure);
       this.client = undefined;
       try {
@@ -218,7 +223,7 @@ export class Sidecar implements vscode.Disposable {
     }
     const mismatch = serverMismatch(client.initializeResult?.serverInfo);
     if (mismatch !== undefined) {
-      this.log(mismatch);
+      this.output.error(mismatch);
       await client.stop().catch(() => undefined);
       this.client = undefined;
       this.fail(`Deja: ${commandLine(launch.argv)} is not Deja's server (${mismatch}). Fix \`deja.server.command\`.`);
@@ -240,7 +245,7 @@ export class Sidecar implements vscode.Disposable {
     this.crashes = this.crashes.filter((time) => now - time < CRASH_WINDOW_MS);
     this.crashes.push(now);
     if (this.crashes.length <= MAX_CRASH_RESTARTS) {
-      this.log(`the server stopped; restarting it (${this.crashes.length}/${MAX_CRASH_RESTARTS})`);
+      this.warn(`the server stopped; restarting it (${this.crashes.length}/${MAX_CRASH_RESTARTS})`);
       setTimeout(() => {
         if (generation === this.generation) {
           void this.restartAfterCrash();

@@ -98,7 +98,7 @@ export class StatusItem implements vscode.Disposable {
       this.item.text = sessionsText(count, count >= COUNT_LIMIT);
       this.item.tooltip = `Deja: ${count}${count >= COUNT_LIMIT ? "+" : ""} Continue sessions in ${result.scope}. Click to search them (Deja: Search History).`;
     } catch (error) {
-      this.sidecar.log(`status: ${errorText(error)}`);
+      this.sidecar.warn(`status: ${errorText(error)}`);
     }
   }
 

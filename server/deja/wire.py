@@ -217,10 +217,13 @@ def line_owner_json(event: FileEvent, claim: Claim) -> dict[str, Any]:
     }
 
 
-def placed_event_json(event: FileEvent, spans: Mapping[int, dict[str, Any]]) -> dict[str, Any]:
+def placed_event_json(
+    event: FileEvent, spans: Mapping[int, dict[str, Any]], *, changed: bool
+) -> dict[str, Any]:
     """A file event placed in an open document (the sidecar's `deja/fileHistory`): each hunk
     with its `range` there (`spans`, by hunk index, already in the client's LSP form; null
-    when its text is not there any more), and the first placed one as the event's `range`."""
+    when its text is not there any more), the first placed one as the event's `range`, and
+    `changed` when a line it wrote was edited after it (what the hover calls "changed since")."""
     hunks = [
         {**hunk, "range": spans.get(index)} for index, hunk in enumerate(hunks_json(event.hunks))
     ]
@@ -228,6 +231,7 @@ def placed_event_json(event: FileEvent, spans: Mapping[int, dict[str, Any]]) -> 
         **_event_fields(event),
         "hunks": hunks,
         "range": spans[min(spans)] if spans else None,
+        "changed": changed,
     }
 
 

@@ -85,7 +85,8 @@ async def test_hover_names_the_write_on_its_lines_and_the_edit_on_its_own(
     assert rewritten is not None and f"**{EDITOR_TITLE}**" in rewritten
     assert f"Also edited by: {WRITER_TITLE}" in rewritten
     by_hand = await hover(client, uri, HAND_LINE - 1)
-    assert by_hand is not None and f"written by {WRITER_TITLE}, changed since" in by_hand
+    assert by_hand is not None and f"**{WRITER_TITLE}**" in by_hand
+    assert "This line was changed since that session wrote it." in by_hand
 
 
 async def test_unsaved_edits_keep_the_writes_hover_on_untouched_lines(

@@ -296,6 +296,18 @@ def test_file_history_result_has_lsp_ranges_and_filters_by_position(
         "edit"
     ]
     assert file_history_result(view, types.Position(0, 0))["events"] == []
+    assert not edit["changed"] and not read["changed"]
+
+
+def test_file_history_result_says_changed_since_when_a_written_line_was_edited(
+    indexed: tuple[World, History],
+) -> None:
+    world, history = indexed
+    edited = CONFIG_PY.replace("return json.load(handle)", "return json.load(handle) or {}")
+    view = build_view(history, "file:///x", str(world.config_py), edited, UTF16)
+    edit, read = file_history_result(view, None)["events"]
+    assert edit["changed"] and edit["range"] is not None  # still there, edited since
+    assert not read["changed"]
 
 
 # Requests ---------------------------------------------------------------------------------------
@@ -456,7 +468,8 @@ def test_hover_says_a_line_was_changed_since(indexed: tuple[World, History]) -> 
     (found,) = view.covering(types.Position(5, 0))
     assert found.changed and not view.covering(types.Position(4, 0))[0].changed
     markdown = hover_markdown([found], uri)
-    assert "This line was written by Make parse\\_config close its file, changed since." in markdown
+    assert "This line was changed since that session wrote it." in markdown
+    assert markdown.count("Make parse\\_config close its file") == 1  # the title said once
 
 
 def test_lenses_count_sessions_and_name_each_written_range(indexed: tuple[World, History]) -> None:

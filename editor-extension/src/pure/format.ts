@@ -201,7 +201,6 @@ export function baseName(path: string): string {
   return parts[parts.length - 1] || path;
 }
 
-/** A quick pick row for one past edit of a file. */
 /** The request says no more than the title (a title made from it, maybe cut with "…"); the
  * server's `repeats_title` says the same for hovers. */
 export function repeatsTitle(request: string, title: string): boolean {
@@ -212,23 +211,6 @@ export function repeatsTitle(request: string, title: string): boolean {
   }
   const stem = named.replace(/(…|\.\.\.)$/, "").trimEnd();
   return asked === named || (stem !== named && stem !== "" && asked.startsWith(stem));
-}
-
-export function editItem(event: FileEvent, now?: number): HitItem {
-  const what = event.role === "edit" ? (event.hunks.some((hunk) => hunk.replaced === null) ? "wrote" : "edited") : event.role;
-  const stands = event.range !== null ? `still at line ${event.range.start.line + 1}` : "no longer in the file";
-  const badges = [what, `turn ${event.turn}`, event.role === "edit" ? stands : ""];
-  if (event.compacted) {
-    badges.push("compacted");
-  }
-  if (event.status && event.status !== "done") {
-    badges.push(event.status);
-  }
-  return {
-    label: `$(${roleIcon(event.role)}) ${titleOf(event.title)} · ${ago(event.time, now)}`,
-    description: badges.filter((badge) => badge !== "").join(" · "),
-    detail: event.request && !repeatsTitle(event.request, event.title) ? `“${oneLine(event.request, 160)}”` : "",
-  };
 }
 
 /** The two sides of an edit's diff: each hunk's replaced and written text, in order. */

@@ -167,6 +167,8 @@ export interface FileEvent {
   request: string | null;
   hunks: Hunk[];
   range: LspRange | null;
+  /** A line the event wrote was edited since ("changed since"). */
+  changed: boolean;
 }
 
 export interface FileHistoryResult {

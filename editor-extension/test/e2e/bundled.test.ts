@@ -122,9 +122,10 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
       await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": python }, "workbench.startupEditor");
       await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
       await until("the status bar to count the sessions", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
+      await runCommand(page, "View: Close All Editors"); // the README's picture shows the notification alone
       await runCommand(page, "Deja: Connect to Continue");
       await page.locator(".notifications-toasts .notification-toast", { hasText: "Deja is connected to Continue" }).first().waitFor({ state: "visible", timeout: 60_000 });
-      await screenshot(page, "b4-connected");
+      await screenshot(page, "b4-connected", { media: true });
       const text = readFileSync(config, "utf8");
       assert.match(text, new RegExp(`command: ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`), "the MCP entry runs the server's Python");
       const pythonPath = /PYTHONPATH: (\S+)/.exec(text)?.[1] ?? "";

@@ -16,7 +16,6 @@ import {
   TOOL_TURN,
   TITLE_LATE,
   TOOL_WORD,
-  WRITTEN_DISCOUNT,
   writeLateSession,
   WRITTEN_INVENTORY,
   WRITTEN_ROUND,
@@ -92,7 +91,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     for (const label of ["Reopen in Continue", "Fork Session Here", "Copy Session Id"]) {
       await page.locator(`.editor-group-container.active .editor-actions [aria-label^="${label}"]`).first().waitFor({ state: "visible" });
     }
-    await screenshot(page, "01-search-opens-session-at-turn");
+    await screenshot(page, "01-search-opens-session-at-turn", { media: true });
   });
 
   scenario("1b. Open Session Rendered shows the session in the session view, at the document's turn", "01b", async () => {
@@ -128,14 +127,14 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     assert.match(text, /return round\(total, 2\)/, "the diff shows the written text");
     assert.match(text, /Open session/, "the hover links to the session");
     await sleep(400); // the hover fades in
-    await screenshot(page, "02-hover");
+    await screenshot(page, "02-hover", { media: true });
     // Its links are trusted command links: "Open session" opens the session at the edit's turn.
     await hover.first().locator("a", { hasText: "Open session" }).click();
     await page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) }).waitFor({ state: "visible", timeout: 15_000 });
     await until("the edit's turn", async () => ((await cursorLine(page)).startsWith("## Turn 2 ·") ? true : undefined), 10_000);
   });
 
-  scenario("3. Show Past Edits opens the peek on the edit nearest the cursor; the list comes on demand", "03", async () => {
+  scenario("3. Show Past Edits opens the peek on the edit nearest the cursor, the code lens too", "03", async () => {
     const { page } = editor;
     await reset(page);
     await openFile(page, "pricing.py");
@@ -156,28 +155,9 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await until("the peek on the nearest edit", async () =>
       (((await chosen.innerText().catch(() => "")).replace(/\u00a0/g, " ")).includes(WRITTEN_ROUND) ? true : undefined), 10_000);
     assert.equal(await quickInput(page).isVisible(), false, "no quick pick covers the peek");
-    await screenshot(page, "03-peek-and-edits");
-    // The list, on demand: every edit once, and choosing one opens replaced vs written.
+    await screenshot(page, "03-peek-and-edits", { media: true });
+    // The list (List Past Edits) and its picks: pastEdits.test.ts.
     await reset(page);
-    await runCommand(page, "Deja: List Past Edits of This File");
-    const pick = quickInput(page);
-    await pick.locator(".quick-input-title", { hasText: "3 past edits of pricing.py · 3 still in the file" }).waitFor({ state: "visible", timeout: 15_000 });
-    const rows = pick.locator(".quick-input-list .monaco-list-row");
-    assert.equal(await rows.count(), 3);
-    for (const row of await rows.all()) {
-      const text = (await row.innerText()).replace(/\u00a0/g, " ");
-      const title = text.includes(TITLE_DISCOUNT) ? TITLE_DISCOUNT : TITLE_ROUND;
-      assert.equal(text.split(title).length - 1, 1, `the row names its session once: ${text}`);
-    }
-    await pick.locator(".quick-input-list .monaco-list-row", { hasText: TITLE_DISCOUNT }).first().click();
-    const diffTab = page.locator(".tabs-container .tab.active", { hasText: TITLE_DISCOUNT });
-    await diffTab.waitFor({ state: "visible", timeout: 15_000 });
-    assert.match((await diffTab.textContent()) ?? "", /UTC/);
-    await page.locator(".editor-group-container.active .monaco-diff-editor").first().waitFor({ state: "visible" });
-    await until("the diff's written side", async () =>
-      ((await page.locator(".editor-group-container.active .monaco-diff-editor .modified .view-line", { hasText: WRITTEN_DISCOUNT }).count()) > 0 ? true : undefined),
-    );
-    await screenshot(page, "03-diff-of-an-edit");
     // The code lens at the top of the file runs Show Past Edits: the peek (scrolled to the very
     // top: the lenses above the edited lines may have scrolled it a little).
     await openFile(page, "pricing.py");
@@ -210,7 +190,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
       (await page.locator("[aria-label*='Fork: Round prices']").count()) > 0
         ? true
         : undefined), 10_000);
-    await screenshot(page, "04-fork-terminal");
+    await screenshot(page, "04-fork-terminal", { media: true });
   });
 
   scenario("5. The Deja History view lists the workspace's sessions", "05", async () => {
@@ -234,7 +214,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     // A session expands to its turns.
     await rows.nth(1).locator(".monaco-tl-twistie").click();
     await until("the turns of the session", async () => ((await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).count()) > 0 ? true : undefined), 10_000);
-    await screenshot(page, "05-history-view");
+    await screenshot(page, "05-history-view", { media: true });
     // A session Continue writes now reaches the view and the status bar (deja/indexChanged).
     writeLateSession(editor.fixture.store, editor.fixture.workspace);
     await view.locator(".monaco-list-row", { hasText: TITLE_LATE }).first().waitFor({ state: "visible", timeout: 15_000 });
@@ -358,7 +338,7 @@ void describe("Deja next to Continue (a stand-in Continue extension)", { timeout
     }, 20_000);
     assert.deepEqual(calls[0], { command: "continue.navigateTo", args: ["/", false] });
     assert.deepEqual(calls.find((call) => call.command === "continue.focusContinueSessionId")?.args, [SESSION_ROUND]);
-    await screenshot(page, "06-history-in-continue-and-reopen");
+    await screenshot(page, "06-history-in-continue-and-reopen", { media: true });
   });
 
   scenario("7. A deja.server.python that cannot run: one notification naming the fix; fixing the setting restarts the server", "07", async () => {
@@ -376,7 +356,7 @@ void describe("Deja next to Continue (a stand-in Continue extension)", { timeout
     assert.match(text, /was not found/);
     await sleep(2000);
     assert.equal(await toast.count(), 1, "one notification, not one per failure");
-    await screenshot(page, "07-server-cannot-start");
+    await screenshot(page, "07-server-cannot-start", { media: true });
     // Escape hides toasts (a user closing something else can do it unawares); the status bar item
     // brings the notification back.
     await page.keyboard.press("Escape");

@@ -106,7 +106,7 @@ void describe("Deja: What Fixed This Before? (code-server)", { timeout: 300_000 
     await activeEditor(page).locator(".view-line", { hasText: ERROR_LINE }).click({ button: "right" });
     await page.locator(".monaco-menu .action-label", { hasText: "What Fixed This Before?" }).first().click();
     await answerShows(page, "What fixed this before (selection)");
-    await screenshot(page, "08-fix-from-selection");
+    await screenshot(page, "08-fix-from-selection", { media: true });
     await reset(page);
   });
 
@@ -126,7 +126,7 @@ void describe("Deja: What Fixed This Before? (code-server)", { timeout: 300_000 
       return (await hint.count()) > 0 ? true : undefined;
     }, 60_000, 500);
     assert.equal(await page.locator(".notifications-toasts .notification-toast").count(), 0, "no pop-up");
-    await screenshot(page, "09-fix-hint-in-status-bar");
+    await screenshot(page, "09-fix-hint-in-status-bar", { media: true });
     await hint.first().click();
     await answerShows(page, "What fixed this before (terminal)");
     assert.equal(await hint.count(), 0, "the hint goes once its answer is open");

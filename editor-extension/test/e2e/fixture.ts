@@ -56,11 +56,11 @@ export const ASKED_INVENTORY = "track stock levels in a new inventory module";
 type Json = Record<string, unknown>;
 let callCounter = 0;
 
-function user(text: string): Json {
+export function user(text: string): Json {
   return { message: { role: "user", content: text }, contextItems: [], editorState: text };
 }
 
-function tool(name: string, args: Json, output: string): Json {
+export function tool(name: string, args: Json, output: string): Json {
   const id = `call-${++callCounter}`;
   const call = { id, type: "function", function: { name, arguments: JSON.stringify(args) } };
   return {
@@ -78,7 +78,7 @@ function tool(name: string, args: Json, output: string): Json {
   };
 }
 
-function assistant(text: string): Json {
+export function assistant(text: string): Json {
   return { message: { role: "assistant", content: text }, contextItems: [] };
 }
 

@@ -4,7 +4,6 @@ import {
   ago,
   diffSides,
   diffTitle,
-  editItem,
   forkLine,
   hitBadges,
   hitItem,
@@ -60,6 +59,7 @@ function event(extra: Partial<FileEvent> = {}): FileEvent {
     request: "round it\nto cents",
     hunks: [{ replaced: "    return total\n", written: "    return round(total, 2)\n", range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } } }],
     range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } },
+    changed: false,
     ...extra,
   };
 }
@@ -141,17 +141,10 @@ void test("a request repeats a title made from it, even cut, and not another tit
   assert.ok(!repeatsTitle("Fix", "Fix the flaky test"));
 });
 
-void test("past edits: rows, standing ranges and diff sides", () => {
+void test("past edits: standing ranges and diff sides", () => {
   const stands = event();
   const gone = event({ turn: 1, hunks: [{ replaced: "a", written: "b", range: null }], range: null });
   const written = event({ turn: 0, hunks: [{ replaced: null, written: "whole file", range: null }], range: null });
-  assert.equal(editItem(stands, NOW).description, "edited · turn 2 · still at line 8");
-  assert.equal(editItem(gone, NOW).description, "edited · turn 1 · no longer in the file");
-  assert.equal(editItem(written, NOW).description, "wrote · turn 0 · no longer in the file");
-  assert.equal(editItem(stands, NOW).detail, "“round it to cents”");
-  // A row says the request once: not again under a title made from it (cn titles sessions so).
-  assert.equal(editItem(event({ title: "Round it to cents" }), NOW).detail, "");
-  assert.equal(editItem(event({ title: "Round it…" }), NOW).detail, "");
   assert.deepEqual(standingRanges([stands, gone, stands]), [stands.range]);
   assert.deepEqual(diffSides(written.hunks), { replaced: "", written: "whole file\n" });
   assert.deepEqual(diffSides([{ replaced: "a", written: "b", range: null }, { replaced: "c\n", written: "d\n", range: null }]), { replaced: "a\n\n⋯\nc\n", written: "b\n\n⋯\nd\n" });

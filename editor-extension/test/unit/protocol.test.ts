@@ -8,7 +8,6 @@ import { test } from "node:test";
 import {
   diffSides,
   diffTitle,
-  editItem,
   hitItem,
   sessionDescription,
   sessionTooltip,
@@ -16,6 +15,7 @@ import {
   turnDescription,
   turnLabel,
 } from "../../src/pure/format";
+import { fileEventItem } from "../../src/pure/fileEvents";
 import { forkPlan } from "../../src/pure/fork";
 import { fixedBefore, fixHint } from "../../src/pure/fixThis";
 import type {
@@ -133,9 +133,10 @@ void test("a deja/session result reads as the tree's turns", () => {
 void test("a deja/fileHistory result reads as past edits with their ranges", () => {
   const result = typed<FileHistoryResult>()(fileHistoryFixture);
   const [edit, read] = result.events;
-  assert.equal(editItem(edit, NOW).description, "edited · turn 2 · still at line 5");
-  assert.equal(editItem(read, NOW).description, "read · turn 1");
-  assert.equal(editItem(edit, NOW).detail, "“parse_config leaks a file handle, fix it”");
+  assert.equal(fileEventItem(edit, NOW).description, "Edit · still at line 5 · turn 2");
+  assert.equal(fileEventItem(read, NOW).description, "Read · turn 1");
+  assert.equal(fileEventItem(edit, NOW).detail, "“parse_config leaks a file handle, fix it”");
+  assert.equal(edit.changed, false);
   assert.deepEqual(standingRanges(result.events), [{ start: { line: 4, character: 0 }, end: { line: 5, character: 32 } }]);
   assert.equal(diffSides(edit.hunks).replaced, "    return json.load(open(path))\n");
   assert.equal(diffTitle(edit), "Make parse_config close its file · 2025-06-18 16:00 UTC — config.py (replaced ↔ written)");

@@ -78,6 +78,20 @@ class FileView:
                 found.append(Placed(event, claim.hunk, here, claim.changed))
         return found
 
+    @cached_property
+    def changed(self) -> frozenset[int]:
+        """The `id`s of the events a line of which was edited after they wrote it: the line is
+        only similar to their text now ("changed since")."""
+        mapping = self.mapping
+        if mapping is None:
+            return frozenset()
+        return frozenset(
+            id(mapping.events[claim.event])
+            for stack in mapping.stacks
+            for claim in stack
+            if claim.changed
+        )
+
     def runs(self) -> list[tuple[int, FileEvent]]:
         """The first line of each run of lines the same edit owns, and that edit."""
         mapping = self.mapping

@@ -31,8 +31,8 @@ def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> s
     event = newest.event
     parts = [render_markdown.edit_summary(event, newest.hunk, now)]
     if newest.changed:
-        title = render_markdown.escape(event.title or "Untitled session")
-        parts.append(f"This line was written by {title}, changed since.")
+        # The summary above names the session: the title is said once.
+        parts.append("This line was changed since that session wrote it.")
     others = list({id(p.event): p.event for p in found[1:] if p.event is not event}.values())
     if others:
         named = [

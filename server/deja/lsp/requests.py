@@ -106,14 +106,16 @@ def range_json(span: types.Range) -> dict[str, Any]:
 def file_history_result(view: FileView, position: types.Position | None) -> dict[str, Any]:
     """Each event with its hunks' `range` in the current text (from the first to the last line
     its written text claims) and the first of them as the event's `range` (null when none of
-    its written text is there any more); with `position`, only the edits that wrote that line."""
+    its written text is there any more), `changed` when a line it wrote was edited since; with
+    `position`, only the edits that wrote that line."""
     events: list[dict[str, Any]] = []
     wrote = None if position is None else {id(p.event) for p in view.covering(position)}
     for event in view.events:
         spans = {placed.hunk: placed.range for placed in view.placed if placed.event is event}
         if wrote is not None and id(event) not in wrote:
             continue
-        events.append(placed_event_json(event, {h: range_json(s) for h, s in spans.items()}))
+        ranges = {h: range_json(s) for h, s in spans.items()}
+        events.append(placed_event_json(event, ranges, changed=id(event) in view.changed))
     return {"uri": view.uri, "path": view.path, "events": events}
 
 
