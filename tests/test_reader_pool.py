@@ -3,6 +3,7 @@ in process: the same rows, text and search results, byte for byte."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import sqlite3
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -50,9 +51,9 @@ def test_worker_pass_gives_the_same_index(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(reader_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
     pools: list[int] = []
-    real = reader_pool.ProcessPoolExecutor
+    real = concurrent.futures.ProcessPoolExecutor
     monkeypatch.setattr(
-        reader_pool,
+        concurrent.futures,
         "ProcessPoolExecutor",
         lambda workers, **kwargs: pools.append(workers) or real(workers, **kwargs),
     )
@@ -101,7 +102,7 @@ def test_a_worker_that_dies_leaves_the_rest_read_in_process(
     store = store_of(tmp_path / "continue")
     monkeypatch.setattr(reader_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(reader_pool, "ProcessPoolExecutor", _BrokenPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _BrokenPool)
     history = History(home=tmp_path / "home", root=store)
     try:
         report = history.refresh()

@@ -191,7 +191,7 @@ export class SessionView implements vscode.Disposable {
       return;
     }
     const hunks = (record.hunks ?? []).map((hunk) => ({ ...hunk, range: null }));
-    const event = { session_id: entry.session.id, title: entry.session.title, workspace: entry.session.workspace, turn, time: record.time, role: "edit", tool: record.tool, status: record.status, path: record.path, compacted: record.compacted, request: null, hunks, range: null };
+    const event = { session_id: entry.session.id, title: entry.session.title, workspace: entry.session.workspace, turn, time: record.time, role: "edit", tool: record.tool, status: record.status, path: record.path, compacted: record.compacted, request: null, hunks, range: null, changed: false };
     await this.pastEdits.diff(event);
   }
 

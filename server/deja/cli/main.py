@@ -6,6 +6,7 @@ other command line goes through `parser.py`'s argparse parser."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import os
@@ -31,8 +32,8 @@ def program() -> NoReturn:
     """The `deja` program (its console script and `python -m deja`): `main`, then exit. A search
     loads its modules with the cyclic collector paused (~4 % of its instructions, callgrind)
     and ends without the interpreter's teardown (a last collection over every object and the
-    module cleanup: ~8 %): its output flushed, its index closed, and nothing registered with
-    `atexit` on its path (tests/test_search_argv.py)."""
+    module cleanup: ~8 %): its output flushed, its index closed, and what was registered with
+    `atexit` run (tests/test_search_argv.py)."""
     if sys.argv[1:2] != ["search"]:
         sys.exit(main())
     # The search command's imports create most of the objects this process will hold: no
@@ -45,6 +46,7 @@ def program() -> NoReturn:
     with contextlib.suppress(OSError):  # a closed pipe: the search said what it could
         sys.stdout.flush()
         sys.stderr.flush()
+    atexit._run_exitfuncs()  # what an implicit pass registered (its reader pool's), as at exit
     os._exit(code)
 
 

@@ -10,15 +10,16 @@ sessions are read ahead of the writer, which bounds memory. The index is the sam
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Generator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from typing import TYPE_CHECKING
 
 from deja.continue_store import SessionRead, SessionRef, read_session
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 _AHEAD = 8
@@ -39,6 +40,12 @@ def read_all(
     if workers <= 0:
         yield from map(read, todo)
         return
+    # Imported only here: multiprocessing registers exit handlers and costs import time that
+    # `deja search` (whose pass reads a few files at most) must not pay.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     done = 0
     try:
