@@ -447,8 +447,9 @@ export async function hoverOn(page: Page, lineText: string, word: string, title:
   await line.waitFor({ state: "visible" });
   // The editor's hover, not a workbench hover (a tab's tooltip names the session too).
   const hover = page.locator(".monaco-hover:not(.workbench-hover):visible", { hasText: title });
+  const target = line.locator("span span", { hasText: word }).first();
   await until("the Deja hover", async () => {
-    const box = await line.locator("span span", { hasText: word }).first().boundingBox();
+    const box = await target.boundingBox();
     if (box === null) {
       return undefined;
     }
@@ -456,11 +457,17 @@ export async function hoverOn(page: Page, lineText: string, word: string, title:
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 3 });
     try {
       await hover.first().waitFor({ state: "visible", timeout: 3000 });
-      return true;
     } catch {
       await page.mouse.move(5, 5);
       return undefined;
     }
+    // A code lens arriving above moves the lines down: the hover may be another line's.
+    const after = await target.boundingBox();
+    if (after !== null && after.y === box.y) {
+      return true;
+    }
+    await page.mouse.move(5, 5);
+    return undefined;
   }, 30_000);
   return hover;
 }
