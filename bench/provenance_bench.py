@@ -41,6 +41,7 @@ from fixtures.continue_builder import (  # noqa: E402
 )
 
 from bench.baselines import summarize  # noqa: E402
+from bench.sidecar_client import indexed_sidecar  # noqa: E402
 from deja.continue_store.content import MAX_OUTPUT_CHARS, clip  # noqa: E402
 from deja.query.blame import FileEvent  # noqa: E402
 from deja.query.provenance import forget_prepared, is_trivial, prepare  # noqa: E402
@@ -247,44 +248,13 @@ def write_store(root: Path, workspace: Path, calls: list[tuple[str, dict[str, An
 
 async def sidecar(runs: int, document: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Row]:
     from lsprotocol import types
-    from pygls.lsp.client import LanguageClient
 
     work = Path(tempfile.mkdtemp(prefix="deja-provenance-bench-"))
     workspace = work / "proj"
     workspace.mkdir()
     path = write_store(work / "continue", workspace, calls)
     path.write_text(document)
-    client = LanguageClient("deja-bench", "1")
-    indexed = asyncio.Event()
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-    def create(_params: Any) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)
-    def progress(params: Any) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            indexed.set()
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)
-    def log(_params: Any) -> None:
-        return None
-
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "server")}
-    await client.start_io(sys.executable, "-m", "deja", "serve", env=env)
-    options = {"continueRoot": str(work / "continue"), "dejaHome": str(work / "home")}
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True)
-            ),
-            initialization_options={**options, "scope": "all"},
-        )
-    )
-    client.initialized(types.InitializedParams())
-    await asyncio.wait_for(indexed.wait(), timeout=600)
+    client = await indexed_sidecar(work / "continue", work / "home")
     uri = path.as_uri()
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(

@@ -38,6 +38,7 @@ sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
 
 from bench import baselines, provenance_bench  # noqa: E402
 from bench.make_store import make_store, parse_size  # noqa: E402
+from bench.sidecar_client import indexed_sidecar  # noqa: E402
 from deja import jsonlib  # noqa: E402
 from deja.index import batch, reader_pool  # noqa: E402
 from deja.jsonlib import stdlib_loads  # noqa: E402
@@ -126,47 +127,8 @@ async def sidecar_round_trips(
     store: Path, home: Path, history: History, runs: int
 ) -> tuple[list[float], list[float]]:
     from lsprotocol import types
-    from pygls.lsp.client import LanguageClient
 
-    client = LanguageClient("deja-bench", "1")
-    indexed = asyncio.Event()
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-    def create(_params: Any) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)
-    def progress(params: Any) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            indexed.set()
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)
-    def log(_params: Any) -> None:
-        return None
-
-    await client.start_io(
-        sys.executable,
-        "-m",
-        "deja",
-        "serve",
-        env={**os.environ, "PYTHONPATH": str(HERE.parent / "server")},
-    )
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True)
-            ),
-            initialization_options={
-                "continueRoot": str(store),
-                "dejaHome": str(home),
-                "scope": "all",
-            },
-        )
-    )
-    client.initialized(types.InitializedParams())
-    await asyncio.wait_for(indexed.wait(), timeout=600)
+    client = await indexed_sidecar(store, home)
     path = history.most_edited_file()
     events = [e for e in history.file_history(path, cwd="/") if e.hunks]
     document = "\n\n".join(w for e in events[:20] for _, w in e.hunks)

@@ -10,15 +10,13 @@ its index."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from bench import baselines
-from bench.run import HERE, Row, ensure_store, ms, queries, session_files, timed
+from bench.run import Row, ensure_store, ms, queries, session_files, timed
+from bench.sidecar_client import indexed_sidecar
 from deja.query import History, Scope, SearchQuery
 
 SCALE_SESSIONS = 12_000  # issue 16: the 5 GB store holds at least this many sessions
@@ -90,43 +88,7 @@ def cold(store: Path, home: Path) -> float:
 
 async def sidecar_rss_after_first_pass(store: Path, home: Path) -> float:
     """`deja serve` on `store` with an empty `home`: its VmRSS (MB) once the first pass ended."""
-    from lsprotocol import types
-    from pygls.lsp.client import LanguageClient
-
-    client = LanguageClient("deja-bench-scale", "1")
-    indexed = asyncio.Event()
-
-    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-    def create(_params: Any) -> None:
-        return None
-
-    @client.feature(types.PROGRESS)
-    def progress(params: Any) -> None:
-        value = params.value
-        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-        if kind == "end":
-            indexed.set()
-
-    @client.feature(types.WINDOW_LOG_MESSAGE)
-    def log(_params: Any) -> None:
-        return None
-
-    env = {**os.environ, "PYTHONPATH": str(HERE.parent / "server")}
-    await client.start_io(sys.executable, "-m", "deja", "serve", env=env)
-    await client.initialize_async(
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True)
-            ),
-            initialization_options={
-                "continueRoot": str(store),
-                "dejaHome": str(home),
-                "scope": "all",
-            },
-        )
-    )
-    client.initialized(types.InitializedParams())
-    await asyncio.wait_for(indexed.wait(), timeout=7200)
+    client = await indexed_sidecar(store, home, timeout=7200)
     server = client._server  # pygls keeps the server's process here
     assert server is not None
     rss = vm_rss_mb(server.pid)

@@ -1,0 +1,57 @@
+"""The bench's LSP client: `deja serve` over stdio, initialized on a store and an index home,
+returned once its first pass has ended (the server's work-done progress says so)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pygls.lsp.client import LanguageClient
+
+SERVER = Path(__file__).resolve().parent.parent / "server"
+
+
+async def indexed_sidecar(store: Path, home: Path, *, timeout: float = 600) -> LanguageClient:
+    """A started client whose server has indexed `store` into `home` (scope: all workspaces)."""
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("deja-bench", "1")
+    indexed = asyncio.Event()
+
+    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    def create(_params: Any) -> None:
+        return None
+
+    @client.feature(types.PROGRESS)
+    def progress(params: Any) -> None:
+        value = params.value
+        kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+        if kind == "end":
+            indexed.set()
+
+    @client.feature(types.WINDOW_LOG_MESSAGE)
+    def log(_params: Any) -> None:
+        return None
+
+    env = {**os.environ, "PYTHONPATH": str(SERVER)}
+    await client.start_io(sys.executable, "-m", "deja", "serve", env=env)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True)
+            ),
+            initialization_options={
+                "continueRoot": str(store),
+                "dejaHome": str(home),
+                "scope": "all",
+            },
+        )
+    )
+    client.initialized(types.InitializedParams())
+    await asyncio.wait_for(indexed.wait(), timeout=timeout)
+    return client
