@@ -10,10 +10,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from deja import jsonlib
-
 from .rows import named
-from .sessions import SessionSummary, TurnRecord, UnknownSession, session_summary
+from .sessions import SessionSummary, TurnRecord, UnknownSession, session_summary, turn_record
 
 PAGE_TURNS = 40
 TEXT_CHARS = 20_000  # a message longer than this is cut: Open as Text has it whole
@@ -131,20 +129,5 @@ def session_page(
             inherited = fork_turn is not None and turn < fork_turn
             by_turn[turn] = PageTurn(turn, row["time"], bool(row["compacted"]), inherited)
             page.turns.append(by_turn[turn])
-        hunks = jsonlib.loads(row["hunks"]) if row["hunks"] else []
-        record = TurnRecord(
-            turn=turn,
-            role=row["role"],
-            time=row["time"],
-            text=row["text"],
-            tool=row["tool"],
-            status=row["status"],
-            path=row["path"],
-            exit_code=row["exit_code"],
-            output=row["output"],
-            args=row["args"],
-            hunks=[(h[0], h[1]) for h in hunks],
-            compacted=bool(row["compacted"]),
-        )
-        by_turn[turn].records.append(page_record(record))
+        by_turn[turn].records.append(page_record(turn_record(row)))
     return page

@@ -212,8 +212,6 @@ def _inherited_turn(db: sqlite3.Connection, summary: SessionSummary, turn: int) 
 
 
 def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
-    from deja import jsonlib
-
     view = SessionView(session_summary(db, session_id))
     fork_turn = view.session.fork_turn
     if turn is not None and fork_turn is not None and 0 <= turn < fork_turn:
@@ -230,20 +228,26 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
         f" WHERE {where} ORDER BY r.turn, r.id",
         params,
     ):
-        view.records.append(
-            TurnRecord(
-                turn=row["turn"],
-                role=row["role"],
-                time=row["time"],
-                text=row["text"],
-                tool=row["tool"],
-                status=row["status"],
-                path=row["path"],
-                exit_code=row["exit_code"],
-                output=row["output"],
-                args=row["args"],
-                hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
-                compacted=bool(row["compacted"]),
-            )
-        )
+        view.records.append(turn_record(row))
     return view
+
+
+def turn_record(row: sqlite3.Row) -> TurnRecord:
+    """A record as `show` and the session view give it, from a row of `records` joined with
+    its text (`text`)."""
+    from deja import jsonlib  # not on `deja search`'s path
+
+    return TurnRecord(
+        turn=int(row["turn"]),
+        role=row["role"],
+        time=row["time"],
+        text=row["text"],
+        tool=row["tool"],
+        status=row["status"],
+        path=row["path"],
+        exit_code=row["exit_code"],
+        output=row["output"],
+        args=row["args"],
+        hunks=[(h[0], h[1]) for h in jsonlib.loads(row["hunks"])] if row["hunks"] else [],
+        compacted=bool(row["compacted"]),
+    )
