@@ -11,7 +11,7 @@ import { Commands } from "./pure/protocol";
 import type { RestoreContext } from "./restore";
 import type { SearchHistory } from "./search";
 import type { SearchView } from "./searchViewResults";
-import { targetOf, type SessionDocuments } from "./sessions";
+import { pickSession, targetOf, type SessionDocuments } from "./sessions";
 import type { SessionView } from "./sessionView";
 import type { Sidecar } from "./sidecar";
 import type { HistoryTree } from "./tree";
@@ -44,15 +44,22 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     showServerProblem: () => f.server.showFailure(),
     showPastEdits: (argument?: unknown) => f.pastEdits.show(argument),
     listPastEdits: (argument?: unknown) => f.pastEdits.list(argument),
+    // The session view, at `turn` (marked); an id, or a view's session row. No session: search.
     openSession: (id?: unknown, turn?: unknown) => {
-      const target = typeof id === "string" ? { id } : targetOf(id); // an id, or a view's session row
+      const target = targetOf(id);
       if (target === undefined) {
         void vscode.commands.executeCommand(Commands.search);
         return;
       }
-      void f.sessions.open(target.id, typeof turn === "number" ? turn : undefined);
+      return f.sessionView.open(target.id, turn);
     },
     openSessionRendered: (argument?: unknown, turn?: unknown) => f.sessionView.open(argument, turn),
+    openSessionAsText: async (argument?: unknown, turn?: unknown) => {
+      const target = targetOf(argument) ?? (await pickSession(f.server, "Which session to open as text?"));
+      if (target !== undefined) {
+        await f.sessions.open(target.id, typeof turn === "number" ? turn : undefined);
+      }
+    },
     forkSession: (argument?: unknown) => f.actions.fork(argument),
     reopenInContinue: (argument?: unknown) => f.actions.reopen(argument),
     copySessionId: (argument?: unknown) => f.actions.copyId(argument),

@@ -34,7 +34,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const actions = new SessionActions(server, sessions);
   const pastEdits = new PastEdits(server);
   const tree = new HistoryTree(server);
-  const search = new SearchHistory(server, sessions);
+  const search = new SearchHistory(server);
   const restore = new RestoreContext(server);
   const continueSetup = new ContinueSetup(server, context.globalStorageUri.fsPath);
   const fixThis = new FixThis(server);

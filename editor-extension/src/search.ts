@@ -4,7 +4,6 @@ import * as vscode from "vscode";
 import { hitItem } from "./pure/format";
 import { LatestOnly } from "./pure/latest";
 import { Commands, Methods, type Scope, type SearchHit, type SearchResult } from "./pure/protocol";
-import type { SessionDocuments } from "./sessions";
 import { affectsScope, defaultScope } from "./settings";
 import { errorText, type Sidecar } from "./sidecar";
 
@@ -34,10 +33,7 @@ export class SearchHistory implements vscode.Disposable {
   private toggle: (() => void) | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(
-    private readonly sidecar: Sidecar,
-    private readonly sessions: SessionDocuments,
-  ) {
+  constructor(private readonly sidecar: Sidecar) {
     this.subscriptions = [
       // A new default scope (setting) applies to the next search.
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -101,7 +97,7 @@ export class SearchHistory implements vscode.Disposable {
 
     const open = (hit: SearchHit) => {
       pick.hide();
-      void this.sessions.open(hit.session_id, hit.turn);
+      void vscode.commands.executeCommand(Commands.openSession, hit.session_id, hit.turn);
     };
 
     pick.onDidChangeValue((value) => latest.ask(value));

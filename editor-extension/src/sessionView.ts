@@ -1,10 +1,11 @@
-/** Deja: Open Session Rendered — a session in a webview panel (theme colours, the workbench
- * font, a strict content security policy, buttons and <details> for the keyboard), a page of
- * turns at a time from `deja/sessionView`. Chosen over VS Code's Markdown preview of the session
+/** Deja: Open Session (and Open Session Rendered) — a session in a webview panel (theme colours,
+ * the workbench font, a strict content security policy, buttons and <details> for the keyboard),
+ * a page of turns at a time from `deja/sessionView`. Chosen over VS Code's Markdown preview of the session
  * document, measured on a 60 MB session: the preview renders the whole 24 MB document before it
  * shows anything (the document alone took 20 s to open; the preview showed nothing in 8 minutes)
- * and has no buttons; the view shows its first turn in about 0.6 s. The Markdown document stays
- * one action away (Open as Text). */
+ * and has no buttons; the view shows its first turn in about 0.6 s. Every caller that opens a
+ * session (search, hover links, the trees, Past Edits) opens this view; the Markdown document
+ * stays one action away (Open as Text, `deja.vscode.openSessionAsText`). */
 
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
@@ -28,6 +29,8 @@ interface Panel {
   openedAt: number;
   /** The position after the last turn the view holds. */
   end: number;
+  /** The turn it was opened at (marked), where Open as Text opens the document too. */
+  atTurn: number | undefined;
 }
 
 type FromView =
@@ -108,6 +111,7 @@ export class SessionView implements vscode.Disposable {
     entry.session = page.session;
     entry.turns.clear();
     entry.end = page.offset + page.turns.length;
+    entry.atTurn = atTurn;
     this.remember(entry, page);
     entry.panel.title = titleOf(page.session.title);
     entry.panel.webview.html = sessionDocumentHtml(page, this.documentParts(entry.panel.webview));
@@ -123,7 +127,7 @@ export class SessionView implements vscode.Disposable {
       localResourceRoots: [media, vscode.Uri.joinPath(this.extensionUri, "media", "sessionView")],
       retainContextWhenHidden: true,
     });
-    const entry: Panel = { panel, session, turns: new Map(), openedAt: Date.now(), end: 0 };
+    const entry: Panel = { panel, session, turns: new Map(), openedAt: Date.now(), end: 0, atTurn: undefined };
     this.panels.set(session.id, entry);
     panel.onDidDispose(() => this.panels.delete(session.id));
     panel.webview.onDidReceiveMessage((message: FromView) => void this.receive(entry, message));
@@ -162,7 +166,7 @@ export class SessionView implements vscode.Disposable {
         await this.openDiff(entry, message.turn, message.index);
         return;
       case "action":
-        await this.action(id, message.action);
+        await this.action(id, message.action, entry.atTurn);
         return;
     }
   }
@@ -195,7 +199,7 @@ export class SessionView implements vscode.Disposable {
     await this.pastEdits.diff(event);
   }
 
-  private async action(id: string, action: HeaderAction): Promise<void> {
+  private async action(id: string, action: HeaderAction, atTurn: number | undefined): Promise<void> {
     if (action === "reopen") {
       await vscode.commands.executeCommand(Commands.reopenInContinue, id);
     } else if (action === "fork") {
@@ -203,7 +207,7 @@ export class SessionView implements vscode.Disposable {
     } else if (action === "copyId") {
       await vscode.commands.executeCommand(Commands.copySessionId, id);
     } else if (action === "openText") {
-      await vscode.commands.executeCommand(Commands.openSession, id);
+      await vscode.commands.executeCommand(Commands.openSessionAsText, id, atTurn);
     } else {
       await this.restore(id);
     }

@@ -322,6 +322,7 @@ export const Commands = {
   listPastEdits: "deja.vscode.listPastEdits",
   openSession: "deja.vscode.openSession",
   openSessionRendered: "deja.vscode.openSessionRendered",
+  openSessionAsText: "deja.vscode.openSessionAsText",
   forkSession: "deja.vscode.forkSession",
   reopenInContinue: "deja.vscode.reopenInContinue",
   copySessionId: "deja.vscode.copySessionId",

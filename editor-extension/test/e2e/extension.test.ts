@@ -20,7 +20,7 @@ import {
   WRITTEN_INVENTORY,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, editUserSettings, hoverOn, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, scenarioTest, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, hoverOn, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, scenarioTest, screenshot, sessionViewAt, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
 
@@ -79,6 +79,20 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await input.fill(TOOL_WORD);
     await row.waitFor({ state: "visible", timeout: 15_000 });
     await input.press("Enter");
+    // The pick opens the session rendered, at the matching turn: marked, in sight, focused.
+    await page.locator(".tabs-container .tab.active", { hasText: TITLE_ROUND }).waitFor({ state: "visible", timeout: 15_000 });
+    const view = await sessionViewAt(page, TITLE_ROUND, TOOL_TURN);
+    const marked = (await view.locator("section.turn.marked").innerText()).replace(/\u00a0/g, " ");
+    assert.match(marked, new RegExp(`\\$ grep -rn ${TOOL_WORD}`), "the marked turn is the tool call the word came from");
+    // Rendered, not source: no `**` or fence markers in what the user reads.
+    assert.doesNotMatch(await view.locator("body").innerText(), /```|\*\*User\*\*/);
+    // Its header carries the session actions.
+    for (const label of ["Reopen in Continue", "Fork Session Here", "Restore into Continue", "Copy Id", "Open as Text"]) {
+      await view.getByRole("button", { name: label }).waitFor({ state: "visible" });
+    }
+    await screenshot(page, "01-search-opens-session-at-turn", { media: true });
+    // The raw transcript is one action away: Open as Text, at the same turn.
+    await view.getByRole("button", { name: "Open as Text" }).click();
     const tab = page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) });
     await tab.waitFor({ state: "visible", timeout: 15_000 });
     assert.match((await tab.textContent()) ?? "", new RegExp(TITLE_ROUND));
@@ -91,24 +105,17 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     for (const label of ["Reopen in Continue", "Fork Session Here", "Copy Session Id"]) {
       await page.locator(`.editor-group-container.active .editor-actions [aria-label^="${label}"]`).first().waitFor({ state: "visible" });
     }
-    await screenshot(page, "01-search-opens-session-at-turn", { media: true });
   });
 
-  scenario("1b. Open Session Rendered shows the session in the session view, at the document's turn", "01b", async () => {
+  scenario("1b. Open Session Rendered, from the session document, shows the session view at the document's turn", "01b", async () => {
     const { page } = editor;
     await reset(page);
     // Scenario 1 left the session document active, the cursor on the matching turn.
     await page.locator('.editor-group-container.active .editor-actions [aria-label^="Open Session Rendered"]').first().click();
-    const view = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-    await view.locator("h1", { hasText: TITLE_ROUND }).first().waitFor({ state: "visible", timeout: 20_000 });
-    // The turn the document was at is marked, and scrolled to.
+    // The turn the document was at is marked, scrolled to and focused.
+    const view = await sessionViewAt(page, TITLE_ROUND, TOOL_TURN);
     const marked = view.locator("section.turn.marked");
-    await marked.waitFor({ state: "visible", timeout: 10_000 });
-    assert.equal(await marked.getAttribute("data-turn"), String(TOOL_TURN));
-    assert.equal(await view.locator("section.turn[aria-current='true']").count(), 1);
     assert.ok(await marked.evaluate((turn) => turn.getBoundingClientRect().top >= 0 && turn.getBoundingClientRect().bottom <= window.innerHeight), "the marked turn is in sight");
-    assert.equal(await marked.evaluate((turn) => document.activeElement === turn), true, "and has the focus");
-    // Rendered, not source: no `**` or fence markers in what the user reads.
     const text = (await view.locator("body").innerText()) ?? "";
     assert.doesNotMatch(text, /```|\*\*User\*\*/);
     assert.match(text, new RegExp(`\\$ grep -rn ${TOOL_WORD}`));
@@ -130,8 +137,9 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await screenshot(page, "02-hover", { media: true });
     // Its links are trusted command links: "Open session" opens the session at the edit's turn.
     await hover.first().locator("a", { hasText: "Open session" }).click();
-    await page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) }).waitFor({ state: "visible", timeout: 15_000 });
-    await until("the edit's turn", async () => ((await cursorLine(page)).startsWith("## Turn 2 ·") ? true : undefined), 10_000);
+    await page.locator(".tabs-container .tab.active", { hasText: TITLE_ROUND }).waitFor({ state: "visible", timeout: 15_000 });
+    const view = await sessionViewAt(page, TITLE_ROUND, 2);
+    assert.match(await view.locator("section.turn.marked").innerText(), /edited \S*pricing\.py/, "the edit's turn, its edit row");
   });
 
   scenario("3. Show Past Edits opens the peek on the edit nearest the cursor, the code lens too", "03", async () => {
@@ -215,6 +223,12 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await rows.nth(1).locator(".monaco-tl-twistie").click();
     await until("the turns of the session", async () => ((await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).count()) > 0 ? true : undefined), 10_000);
     await screenshot(page, "05-history-view", { media: true });
+    // A turn's row opens the session rendered at that turn.
+    await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).first().click();
+    const session = await sessionViewAt(page, TITLE_ROUND, 0);
+    assert.match(await session.locator("section.turn.marked").innerText(), /price_with_tax/);
+    // Back to the tree (the view has the focus; a quick pick closed later would hand it on).
+    await runCommand(page, "Focus on Deja History View");
     // A session Continue writes now reaches the view and the status bar (deja/indexChanged).
     writeLateSession(editor.fixture.store, editor.fixture.workspace);
     await view.locator(".monaco-list-row", { hasText: TITLE_LATE }).first().waitFor({ state: "visible", timeout: 15_000 });

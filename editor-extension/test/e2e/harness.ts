@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type FrameLocator, type Locator, type Page } from "playwright-core";
 import { writeContinueStub } from "./continueStub";
 import { makeFixture, type Fixture } from "./fixture";
 
@@ -344,6 +344,48 @@ export function quickInput(page: Page): Locator {
 
 export function activeEditor(page: Page): Locator {
   return page.locator(".editor-group-container.active .editor-instance .monaco-editor").first();
+}
+
+const DEJA_WEBVIEW = 'iframe.webview.ready[src*="extensionId=deja.deja"]:visible';
+
+/** The session view on screen: of the extension's visible webviews (a session view panel, Deja
+ * Search's form), the one showing a session's turns. */
+export async function sessionView(page: Page): Promise<FrameLocator> {
+  return until("a session view on screen", async () => {
+    const count = await page.locator(DEJA_WEBVIEW).count();
+    for (let n = 0; n < count; n++) {
+      const frame = page.locator(DEJA_WEBVIEW).nth(n).contentFrame().frameLocator("#active-frame");
+      if ((await frame.locator("main#turns").count()) > 0) {
+        return frame;
+      }
+    }
+    return undefined;
+  }, 5000);
+}
+
+/** Waits for the session view of `title` with `turn` marked (the one turn, `aria-current`) and
+ * focused; fails unless that turn is in sight. */
+export async function sessionViewAt(page: Page, title: string, turn: number): Promise<FrameLocator> {
+  const view = await until(`the session view of ${title}`, async () => {
+    const frame = await sessionView(page);
+    return (await frame.locator("h1", { hasText: title }).count()) > 0 ? frame : undefined;
+  }, 20_000);
+  await view.locator("h1", { hasText: title }).first().waitFor({ state: "visible", timeout: 20_000 });
+  const marked = view.locator("section.turn.marked");
+  await until(`turn ${turn} marked and focused in the session view`, async () =>
+    (await marked.count()) === 1 &&
+    (await marked.getAttribute("data-turn", { timeout: 2000 })) === String(turn) &&
+    (await marked.evaluate((section) => document.activeElement === section, undefined, { timeout: 2000 }))
+      ? true
+      : undefined, 15_000);
+  if ((await view.locator("section.turn[aria-current='true']").count()) !== 1) {
+    throw new Error("more than one turn is marked current");
+  }
+  const inSight = await marked.evaluate((section) => section.getBoundingClientRect().top >= 0 && section.getBoundingClientRect().top < window.innerHeight);
+  if (!inSight) {
+    throw new Error(`turn ${turn} is marked but not scrolled into sight`);
+  }
+  return view;
 }
 
 /** The text of the line the cursor is on in the active editor (not the sticky-scroll copy). */

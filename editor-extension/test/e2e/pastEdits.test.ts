@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
 import type { Locator, Page } from "playwright-core";
-import { SESSION_ROUND, TITLE_DISCOUNT, TITLE_ROUND, WRITTEN_DISCOUNT, WRITTEN_ROUND } from "./fixture";
-import { cursorLine, hoverOn, launch, openFile, quickInput, reset, runCommand, scenarioTest, screenshot, sleep, until, type Editor } from "./harness";
+import { TITLE_DISCOUNT, TITLE_ROUND, WRITTEN_DISCOUNT, WRITTEN_ROUND } from "./fixture";
+import { hoverOn, launch, openFile, quickInput, reset, runCommand, scenarioTest, screenshot, sessionViewAt, sleep, until, type Editor } from "./harness";
 import { ASKED_SHIPPING, CHANGED_LINE, UNCHANGED_LINE, writeShippingSession } from "./pastEditsFixture";
 
 let editor: Editor;
@@ -106,8 +106,9 @@ void describe("A file's past and the Deja log (code-server)", { timeout: 240_000
     await reset(page);
     await listPastEdits(page, "pricing.py: 3 edits");
     await quickInput(page).locator(".quick-input-list .monaco-list-row", { hasText: "Read · turn 1" }).first().click();
-    await page.locator(".tabs-container .tab.active", { hasText: SESSION_ROUND.slice(0, 8) }).waitFor({ state: "visible", timeout: 15_000 });
-    await until("the read's turn", async () => ((await cursorLine(page)).startsWith("## Turn 1 ·") ? true : undefined), 10_000);
+    await page.locator(".tabs-container .tab.active", { hasText: TITLE_ROUND }).waitFor({ state: "visible", timeout: 15_000 });
+    const session = await sessionViewAt(page, TITLE_ROUND, 1);
+    assert.match((await session.locator("section.turn.marked").innerText()).trim(), /read \S*pricing\.py/, "the read's turn, its read row");
     // The row's diff button: what the edit replaced and wrote.
     await openFile(page, "pricing.py");
     await listPastEdits(page, "pricing.py: 3 edits");

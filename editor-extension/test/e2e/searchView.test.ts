@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import type { FrameLocator, Locator, Page } from "playwright-core";
 import { PRICING_PY, type Fixture } from "./fixture";
-import { activeEditor, cursorLine, launch, openFile, readClipboard, reset, runCommand, scenarioTest, screenshot, until, type Editor } from "./harness";
+import { activeEditor, launch, openFile, readClipboard, reset, runCommand, scenarioTest, screenshot, sessionViewAt, until, type Editor } from "./harness";
 
 const SESSION_MANY = "f6a5b8c7-0e1d-4b2c-9d3e-5f6a7b8c9d06";
 const TITLE_MANY = "Teach the okapi importer to batch";
@@ -55,9 +55,10 @@ function scenario(name: string, slug: string, body: () => Promise<void>): void {
 }
 
 /** The form inside the webview view (its frame is laid over the sidebar, outside it; the content
- * is in a second frame). */
+ * is in a second frame). The extension's other webview, a session view panel, lies over the
+ * editor area (or is hidden), never left of it. */
 function form(page: Page): FrameLocator {
-  return page.frameLocator('iframe.webview[src*="extensionId=deja.deja"]').frameLocator("iframe#active-frame");
+  return page.frameLocator('iframe.webview[src*="extensionId=deja.deja"]:visible:left-of(.part.editor)').frameLocator("iframe#active-frame");
 }
 
 function results(page: Page): Locator {
@@ -160,7 +161,9 @@ void describe("Deja: Search in View", () => {
     const hit = results(page).locator(".monaco-list-row", { hasText: "plush has a price now" }).first();
     await hit.click();
     await page.locator(".tabs-container .tab.active", { hasText: TITLE_FEW.slice(0, 20) }).waitFor({ state: "visible", timeout: 15_000 });
-    await until("the cursor on the hit's turn", async () => ((await cursorLine(page)).startsWith("## Turn 2") ? true : undefined), 10_000);
+    // The session rendered, the hit's turn marked.
+    const session = await sessionViewAt(page, TITLE_FEW, 2);
+    assert.match(await session.locator("section.turn.marked").innerText(), /plush has a price now/);
     // Opening it kept the view's results and its counts.
     await row(page, TITLE_MANY).waitFor({ state: "visible" });
     await counts(page, `${TOTAL} hits in 2 sessions`);
