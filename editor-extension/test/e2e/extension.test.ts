@@ -199,6 +199,10 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
         ? true
         : undefined), 10_000);
     await screenshot(page, "04-fork-terminal", { media: true });
+    // Done with the terminal: a focused terminal takes later keystrokes (Escape, F1) for its
+    // shell, so hide the panel as a user would.
+    await page.locator('.part.panel .action-label[aria-label^="Hide Panel"]').first().click();
+    await until("the panel hidden", async () => ((await page.locator(".part.panel .xterm").first().isVisible()) ? undefined : true), 10_000);
   });
 
   scenario("5. The Deja History view lists the workspace's sessions", "05", async () => {
