@@ -231,6 +231,10 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
     await view.locator(".monaco-list-row", { hasText: "Turn 0 · price_with_tax" }).first().click();
     const session = await sessionViewAt(page, TITLE_ROUND, 0);
     assert.match(await session.locator("section.turn.marked").innerText(), /price_with_tax/);
+    // Done with it: close the view's tab (a webview keeps the focus the palette needs later).
+    await page.locator(".tabs-container .tab.active .tab-actions .action-label").first().click();
+    await until("the session view closed", async () =>
+      ((await page.locator(".tabs-container .tab", { hasText: TITLE_ROUND }).count()) <= 1 ? true : undefined), 10_000);
     // Back to the tree (the view has the focus; a quick pick closed later would hand it on).
     await runCommand(page, "Focus on Deja History View");
     // A session Continue writes now reaches the view and the status bar (deja/indexChanged).
