@@ -130,6 +130,9 @@ export async function launch(options: LaunchOptions = {}): Promise<Editor> {
       {
         ...dejaSettings,
         "workbench.startupEditor": "none",
+        // Settings JSON in an ordinary editor tab: a modal one (VS Code's default "some") takes
+        // the Escape the tests press to hide a toast, and Ctrl+W does not always close it.
+        "workbench.editor.useModal": "off",
         "workbench.tips.enabled": false,
         "workbench.enableExperiments": false,
         "workbench.secondarySideBar.defaultVisibility": "hidden",
