@@ -20,18 +20,9 @@ import {
   WRITTEN_INVENTORY,
   WRITTEN_ROUND,
 } from "./fixture";
-import { activeEditor, cursorLine, editUserSettings, hoverOn, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, scenarioTest, screenshot, sessionViewAt, sleep, until, type Editor } from "./harness";
+import { activeEditor, cursorLine, editUserSettings, hoverOn, launch, openFile, quickInput, readClipboard, readCnLog, readJsonLines, reset, runCommand, scenarioTest, screenshot, sessionsCounted, sessionViewAt, sleep, until, type Editor } from "./harness";
 
 let editor: Editor;
-
-async function sessionsCounted(page: Editor["page"]): Promise<void> {
-  // The sidecar started, indexed the fixture and answered: the status bar counts this workspace's sessions.
-  await until(
-    "the status bar to say `Deja: 2 sessions`",
-    async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined),
-    60_000,
-  );
-}
 
 /** A test that leaves `<slug>-FAILED.png` behind when it fails. */
 function scenario(name: string, slug: string, body: () => Promise<void>): void {
@@ -41,7 +32,7 @@ function scenario(name: string, slug: string, body: () => Promise<void>): void {
 void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
   before(async () => {
     editor = await launch();
-    await sessionsCounted(editor.page);
+    await sessionsCounted(editor.page, 2);
   });
 
   after(async () => {
@@ -333,7 +324,7 @@ void describe("Deja in VS Code (code-server)", { timeout: 300_000 }, () => {
 void describe("Deja next to Continue (a stand-in Continue extension)", { timeout: 180_000 }, () => {
   before(async () => {
     editor = await launch({ withContinue: true });
-    await sessionsCounted(editor.page);
+    await sessionsCounted(editor.page, 2);
   });
 
   after(async () => {
@@ -389,6 +380,6 @@ void describe("Deja next to Continue (a stand-in Continue extension)", { timeout
     assert.match(await toast.first().innerText(), /deja\.server\.python/, "the status bar item shows the same notification again");
     await reset(page);
     await editUserSettings(page, editor.userSettings, settings);
-    await sessionsCounted(page);
+    await sessionsCounted(page, 2);
   });
 });

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import type { Fixture } from "./fixture";
-import { activeEditor, editUserSettings, launch, openFile, reset, runCommand, scenarioTest, screenshot, sleep, until, type Editor } from "./harness";
+import { activeEditor, editUserSettings, launch, openFile, reset, runCommand, scenarioTest, screenshot, sessionsCounted, sleep, until, type Editor } from "./harness";
 
 const SESSION_FIXED = "e5f4a7b6-9d0c-4a1b-8c2d-4e5f6a7b8c05";
 const TITLE_FIXED = "Make the price checker run";
@@ -83,11 +83,7 @@ async function answerShows(page: Editor["page"], tab: string): Promise<void> {
 void describe("Deja: What Fixed This Before? (code-server)", { timeout: 300_000 }, () => {
   before(async () => {
     editor = await launch({ settings: TERMINAL_SETTINGS, prepare });
-    await until(
-      "the status bar to say `Deja: 3 sessions`",
-      async () => ((await editor.page.locator(".statusbar-item", { hasText: "Deja: 3 sessions" }).count()) > 0 ? true : undefined),
-      60_000,
-    );
+    await sessionsCounted(editor.page, 3);
   });
 
   after(async () => {

@@ -528,3 +528,13 @@ export function scenarioTest(name: string, slug: string, page: () => Page, body:
     }
   });
 }
+
+/** The sidecar started, indexed the fixture and answered: the status bar counts the workspace's
+ * `count` sessions. */
+export async function sessionsCounted(page: Page, count: number): Promise<void> {
+  await until(
+    `the status bar to say \`Deja: ${count} sessions\``,
+    async () => ((await page.locator(".statusbar-item", { hasText: `Deja: ${count} sessions` }).count()) > 0 ? true : undefined),
+    60_000,
+  );
+}

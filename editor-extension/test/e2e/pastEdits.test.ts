@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe } from "node:test";
 import type { Locator, Page } from "playwright-core";
 import { TITLE_DISCOUNT, TITLE_ROUND, WRITTEN_DISCOUNT, WRITTEN_ROUND } from "./fixture";
-import { hoverOn, launch, openFile, quickInput, reset, runCommand, scenarioTest, screenshot, sessionViewAt, sleep, until, type Editor } from "./harness";
+import { hoverOn, launch, openFile, quickInput, reset, runCommand, scenarioTest, screenshot, sessionsCounted, sessionViewAt, sleep, until, type Editor } from "./harness";
 import { ASKED_SHIPPING, CHANGED_LINE, UNCHANGED_LINE, writeShippingSession } from "./pastEditsFixture";
 
 let editor: Editor;
@@ -50,11 +50,7 @@ async function listPastEdits(page: Page, title: string): Promise<Locator> {
 void describe("A file's past and the Deja log (code-server)", { timeout: 240_000 }, () => {
   before(async () => {
     editor = await launch({ name: "past-edits", prepare: (fixture) => writeShippingSession(fixture) });
-    await until(
-      "the status bar to say `Deja: 3 sessions`",
-      async () => ((await editor.page.locator(".statusbar-item", { hasText: "Deja: 3 sessions" }).count()) > 0 ? true : undefined),
-      60_000,
-    );
+    await sessionsCounted(editor.page, 3);
   });
 
   after(async () => {
