@@ -11,6 +11,7 @@ from deja.continue_store.parse import title_from_message
 
 from .. import jsonlib
 from .forks import unlink_forgotten
+from .pack import pack
 from .text import BODY_SQL
 from .tokens import identifier_parts
 from .turn_times import Observed, observed, turn_times
@@ -43,6 +44,7 @@ def _insert_records(
     texts = []
     for offset, record in enumerate(session.records):
         parts = identifier_parts(record.text)
+        hunks = _hunks_json(record)
         rows.append(
             {
                 "id": first + offset,
@@ -56,16 +58,19 @@ def _insert_records(
                 "exit_code": record.exit_code,
                 "output": record.output,
                 "args": record.args,
-                "hunks": _hunks_json(record),
+                "hunks": hunks,
                 "body": record.text,
                 "parts": parts,
+                "packed_output": pack(record.output),
+                "packed_hunks": pack(hunks),
             }
         )
         texts.append((first + offset, record.text, parts))
     db.executemany(
         "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
         " output, args, hunks, body, parts) VALUES (:id, :session_id, :turn, :role, :time,"
-        f" :tool, :status, :path, :exit_code, :output, :args, :hunks, {BODY_SQL}, :parts)",
+        f" :tool, :status, :path, :exit_code, :packed_output, :args, :packed_hunks, {BODY_SQL},"
+        " :parts)",
         rows,
     )
     # External content (schema.py): this writes the FTS index only.

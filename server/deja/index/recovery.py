@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .schema import DB_NAME, SCHEMA_VERSION, IndexCorrupt, connect, schema_version
+from .pack import PACK_MIN_BYTES
+from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
 
 
 class Recovery(NamedTuple):
@@ -29,9 +30,33 @@ def open_index(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
         db.execute("SELECT id FROM sessions LIMIT 1").fetchone()
     except (IndexCorrupt, sqlite3.DatabaseError) as error:
         return _recover(path, str(error))
-    if schema_version(db) != SCHEMA_VERSION:
+    version = schema_version(db)
+    if version == 2:
+        _pack_in_place(db)
+    elif version != SCHEMA_VERSION:
         db = _upgrade(path, db)
     return db, None
+
+
+def _pack_in_place(db: sqlite3.Connection) -> None:
+    """Schema 2 → 3 in place: long text packed, the view reading it through `unpack`. The view
+    gives back the same text, so FTS5's index stays as it is (no rebuild, no re-read). The
+    pages freed are reused by later writes (the file itself does not shrink)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if schema_version(db) == 2:  # another process may have upgraded it meanwhile
+            db.execute("DROP VIEW record_texts")
+            db.execute(VIEW_DDL)
+            db.execute(
+                "UPDATE records SET output = pack(output), hunks = pack(hunks), body = pack(body)"
+                " WHERE length(output) >= ?1 OR length(hunks) >= ?1 OR length(body) >= ?1",
+                (PACK_MIN_BYTES,),
+            )
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+    except sqlite3.DatabaseError:
+        db.execute("ROLLBACK")
+        raise
 
 
 def _recover(path: Path, reason: str) -> tuple[sqlite3.Connection, Recovery]:

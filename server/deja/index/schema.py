@@ -8,9 +8,10 @@ from pathlib import Path
 
 from deja import settings
 
-from .text import derived_body
+from . import pack
+from .text import VIEW_BODY_SQL
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
 
@@ -76,7 +77,8 @@ CREATE TABLE IF NOT EXISTS records (
     args TEXT,
     hunks TEXT,
     compacted INTEGER NOT NULL DEFAULT 0,
-    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py)
+    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py);
+    -- output, hunks and body hold long text packed (a BLOB: pack.py), read through `unpack`
     body TEXT,
     -- the extra tokens that make code identifiers searchable by their pieces (parseConfig →
     -- parse config)
@@ -112,9 +114,11 @@ CREATE TABLE IF NOT EXISTS tombstones (
 # What FTS5 indexes, with the text kept once: `records_fts` is an external-content table over
 # `record_texts` (a command's text is its command line and output, already in `records`).
 # Created only on an index of the current schema: an older one is upgraded first (recovery.py).
-TEXT_DDL = f"""
+VIEW_DDL = f"""
 CREATE VIEW IF NOT EXISTS record_texts AS
-    SELECT id, coalesce(body, {derived_body()}) AS body, parts FROM records;
+    SELECT id, {VIEW_BODY_SQL} AS body, parts FROM records;
+"""
+TEXT_DDL = f"""{VIEW_DDL}
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
     body, parts, content = 'record_texts', content_rowid = 'id',
     tokenize = "unicode61 remove_diacritics 2"
@@ -138,7 +142,7 @@ def prepare_home(home: Path) -> None:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating 0600) with WAL, a busy timeout, and the schema in place."""
+    """Open (creating 0600) with WAL, a busy timeout, the schema in place and `unpack`."""
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
@@ -146,6 +150,7 @@ def connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
+    pack.register(db)
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")

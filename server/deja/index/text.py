@@ -5,7 +5,8 @@ tool, the path, its hunks and its output: `records` holds those columns already,
 the columns. Whether a record's text is made that way is decided by SQLite itself at insert
 time (`BODY_SQL` compares the expression with the text; an edit of many hunks, or one whose
 text was clipped, keeps its own), so the view gives back exactly what FTS5 indexed: an
-external-content table's delete reads it again."""
+external-content table's delete reads it again. Long outputs, hunks and texts are stored packed
+(pack.py): the view reads them through `unpack`, while an insert compares the text itself."""
 
 from __future__ import annotations
 
@@ -29,12 +30,12 @@ def _edit_body(tool: str, path: str, hunks: str, output: str) -> str:
     )
 
 
-def derived_body(prefix: str = "") -> str:
+def derived_body(prefix: str = "", unpack: str = "unpack") -> str:
     """The SQL expression of a record's text from its other columns (NULL for roles that have
-    none): `prefix` is how the columns are named (`:` for an insert's named parameters)."""
-    role, tool, args, output, path, hunks = (
-        f"{prefix}{name}" for name in ("role", "tool", "args", "output", "path", "hunks")
-    )
+    none): `prefix` is how the columns are named (`:` for an insert's named parameters), and
+    `unpack` the function the packed ones are read through (`""` for an insert's own text)."""
+    role, tool, args, path = (f"{prefix}{name}" for name in ("role", "tool", "args", "path"))
+    output, hunks = (f"{unpack}({prefix}{name})" for name in ("output", "hunks"))
     return (
         f"CASE {role} WHEN 'command' THEN {args} || char(10) || {output}"
         f" WHEN 'tool' THEN {tool} || ' ' || {args} || char(10) || {output}"
@@ -43,5 +44,10 @@ def derived_body(prefix: str = "") -> str:
     )
 
 
-# The value stored in `records.body` on insert: NULL when the view makes the same text.
-BODY_SQL = f"CASE WHEN {derived_body(':')} IS :body THEN NULL ELSE :body END"
+# What the view gives: the record's own text, else the one made from its columns.
+VIEW_BODY_SQL = f"coalesce(unpack(body), {derived_body()})"
+
+# The value stored in `records.body` on insert: NULL when the view makes the same text, else
+# the text packed (only then: most texts are made). `:output`, `:hunks` and `:body` are the
+# texts, not the packed values stored beside them.
+BODY_SQL = f"CASE WHEN {derived_body(':', '')} IS :body THEN NULL ELSE pack(:body) END"

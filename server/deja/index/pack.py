@@ -1,0 +1,55 @@
+"""Large stored text kept compressed (schema 3): `pack` turns a text the index stores into what
+goes in its column, a raw-deflate BLOB when that pays, else the text itself; `unpack` gives the
+text back, and is registered on every connection as the SQL function `unpack` that the view
+`record_texts` and every reader of `records.output`, `hunks` and `body` use. A TEXT value is
+its own text, so a column may hold both kinds and an index of schema 2 reads the same. Pure."""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+
+# Shorter text gains too little to pay for the call that gives it back.
+PACK_MIN_BYTES = 256
+# Kept as text unless the BLOB is at most this share of its UTF-8 bytes.
+_PAYS = 0.9
+# Level 1 is 2-3× faster than the default for a few percent more bytes (bench/RESULTS.md).
+_LEVEL = 1
+_RAW = -15  # raw deflate: no header or checksum (SQLite's pages have their own)
+
+
+def pack(text: str | None) -> str | bytes | None:
+    """The value to store for `text`: a BLOB when deflate makes it 10 % smaller or more."""
+    if text is None or len(text) < PACK_MIN_BYTES:
+        return text
+    raw = text.encode()
+    packed = zlib.compress(raw, _LEVEL, _RAW)
+    return packed if len(packed) <= len(raw) * _PAYS else text
+
+
+# The view reads an edit's hunks up to nine times for one row (text.py): the last one is kept.
+_last: tuple[bytes, str] = (b"", "")
+
+
+def unpack(value: str | bytes | None) -> str | None:
+    """The text a stored value holds (`pack`'s inverse); a text or NULL is itself."""
+    global _last
+    if not isinstance(value, bytes):
+        return value
+    last = _last
+    if last[0] == value:
+        return last[1]
+    text = zlib.decompress(value, _RAW).decode()
+    _last = (value, text)
+    return text
+
+
+def _pack_sql(value: str | bytes | None) -> str | bytes | None:
+    return pack(value) if isinstance(value, str) else value
+
+
+def register(db: sqlite3.Connection) -> None:
+    """Make `unpack` and `pack` callable from SQL on `db`: the view `record_texts` needs the
+    one, an insert's text that is not made from its columns (text.py) the other."""
+    db.create_function("unpack", 1, unpack, deterministic=True)
+    db.create_function("pack", 1, _pack_sql, deterministic=True)
