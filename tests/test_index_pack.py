@@ -5,14 +5,17 @@ an index of schema 2 upgrades in place, its FTS index untouched."""
 from __future__ import annotations
 
 import hashlib
+import random
 import sqlite3
+import string
 from pathlib import Path
 
 import pytest
 
 from deja.continue_store import read_store
-from deja.index import SCHEMA_VERSION
+from deja.index import SCHEMA_VERSION, batch, recovery
 from deja.index.pack import PACK_MIN_BYTES, pack, unpack
+from deja.index.recovery import WAL_KEEP_BYTES
 from deja.index.text import derived_body
 from deja.query import History, SearchQuery
 from tests.storebuilder import assistant, call, session_doc, user, write_session
@@ -180,3 +183,36 @@ def test_a_schema_2_index_upgrades_in_place(tmp_path: Path) -> None:
         assert upgraded.search(SearchQuery("brittleQuokka")).hits
     finally:
         upgraded.close()
+
+
+def wal_after_a_big_pass(store: Path, home: Path, words: list[str]) -> int:
+    """The WAL's size after a pass over `store`'s big sessions, one transaction, and one more
+    small pass: its write restarts the WAL that the first one's commit checkpointed."""
+    history = History(home=home, root=store)
+    try:
+        history.refresh()
+        write_session(store, session_doc("late", [user("one more")]), mtime=1_700_000_100)
+        history.refresh()
+        assert history.search(SearchQuery(words[7])).hits
+        return history.index.path.with_name("index.sqlite3-wal").stat().st_size
+    finally:
+        history.close()
+
+
+def test_the_wal_is_cut_back_after_a_big_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "continue"
+    rng = random.Random(16)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 9))) for _ in range(5000)]
+    for n in range(30):
+        text = " ".join(rng.choices(words, k=20_000))
+        write_session(store, session_doc(f"s{n:02}", [user(text)]), mtime=1_700_000_000 + n)
+    monkeypatch.setattr(batch, "BATCH_SECONDS", 3600.0)  # the whole first pass: one batch
+    monkeypatch.setattr(recovery, "WAL_KEEP_BYTES", -1)  # SQLite's default: no limit
+    unlimited = wal_after_a_big_pass(store, tmp_path / "unlimited", words)
+    (store / "sessions" / "late.json").unlink()
+    monkeypatch.setattr(recovery, "WAL_KEEP_BYTES", WAL_KEEP_BYTES)
+    kept = wal_after_a_big_pass(store, tmp_path / "kept", words)
+    assert unlimited > 3 * WAL_KEEP_BYTES  # the big pass's frames, kept till the file closes
+    assert kept == WAL_KEEP_BYTES, (kept, unlimited)  # cut back when the small pass committed

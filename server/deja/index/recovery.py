@@ -14,6 +14,11 @@ from .pack import PACK_MIN_BYTES
 from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
 
 
+# A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
+# store) until the file is closed; cut back to this whenever it restarts after a checkpoint.
+WAL_KEEP_BYTES = 1 << 20
+
+
 class Recovery(NamedTuple):
     """What happened when the index file could not be opened."""
 
@@ -23,6 +28,12 @@ class Recovery(NamedTuple):
 
 def open_index(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
     """The connection to the index at `path`, and the recovery it took, if any."""
+    db, recovery = _open(path)
+    db.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
+    return db, recovery
+
+
+def _open(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
     try:
         db = connect(path)
         # Reading the schema and a row catches a file that is not a database; a full
