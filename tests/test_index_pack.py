@@ -130,13 +130,16 @@ def test_long_text_is_stored_packed_and_read_back_exactly(tmp_path: Path) -> Non
 
 
 def as_schema_2(db: sqlite3.Connection) -> None:
-    """The index as schema 2 kept it: every text as text, the view reading the columns."""
+    """The index as schema 2 kept it: every text as text, the view reading the columns, every
+    item's fingerprint indexed."""
     db.executescript(
         f"""
         UPDATE records SET output = unpack(output), hunks = unpack(hunks), body = unpack(body);
         DROP VIEW record_texts;
         CREATE VIEW record_texts AS
             SELECT id, coalesce(body, {derived_body(unpack="")}) AS body, parts FROM records;
+        DROP INDEX items_opening;
+        CREATE INDEX items_fingerprint ON items(fingerprint);
         UPDATE meta SET value = '2' WHERE key = 'schema';
         """
     )
@@ -171,6 +174,8 @@ def test_a_schema_2_index_upgrades_in_place(tmp_path: Path) -> None:
         ).fetchone()[0]
         assert packed == 2  # the compacted command and read: only the index holds them
         assert texts_of(db) == before and fts_index(db) == index_before  # no FTS rebuild
+        indexes = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert "items_opening" in indexes and "items_fingerprint" not in indexes
         consistent(db)
         hits = upgraded.search(SearchQuery("flakyTimeout")).hits  # only the old index holds it
         assert sorted((hit.role, hit.compacted) for hit in hits) == [

@@ -13,7 +13,6 @@ from typing import NamedTuple
 from .pack import PACK_MIN_BYTES
 from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
 
-
 # A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
 # store) until the file is closed; cut back to this whenever it restarts after a checkpoint.
 WAL_KEEP_BYTES = 1 << 20
@@ -50,12 +49,14 @@ def _open(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
 
 
 def _pack_in_place(db: sqlite3.Connection) -> None:
-    """Schema 2 → 3 in place: long text packed, the view reading it through `unpack`. The view
-    gives back the same text, so FTS5's index stays as it is (no rebuild, no re-read). The
-    pages freed are reused by later writes (the file itself does not shrink)."""
+    """Schema 2 → 3 in place: long text packed, the view reading it through `unpack`, the index
+    of every item's fingerprint dropped. The view gives back the same text, so FTS5's index
+    stays as it is (no rebuild, no re-read). The pages freed are reused by later writes (the
+    file itself does not shrink)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         if schema_version(db) == 2:  # another process may have upgraded it meanwhile
+            db.execute("DROP INDEX IF EXISTS items_fingerprint")  # `items_opening` instead
             db.execute("DROP VIEW record_texts")
             db.execute(VIEW_DDL)
             db.execute(
