@@ -11,7 +11,7 @@ from deja.continue_store.parse import title_from_message
 
 from .. import jsonlib
 from .forks import unlink_forgotten
-from .pack import pack
+from .pack import pack, pack_output
 from .text import BODY_SQL
 from .tokens import identifier_parts
 from .turn_times import Observed, observed, turn_times
@@ -61,7 +61,7 @@ def _insert_records(
                 "hunks": hunks,
                 "body": record.text,
                 "parts": parts,
-                "packed_output": pack(record.output),
+                "packed_output": pack_output(record.output, record.status, record.exit_code),
                 "packed_hunks": pack(hunks),
             }
         )

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .pack import PACK_MIN_BYTES
+from .pack import FAILED_SQL, PACK_MIN_BYTES
 from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
 
 # A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
@@ -60,7 +60,8 @@ def _pack_in_place(db: sqlite3.Connection) -> None:
             db.execute("DROP VIEW record_texts")
             db.execute(VIEW_DDL)
             db.execute(
-                "UPDATE records SET output = pack(output), hunks = pack(hunks), body = pack(body)"
+                f"UPDATE records SET output = CASE WHEN {FAILED_SQL} THEN output"
+                " ELSE pack(output) END, hunks = pack(hunks), body = pack(body)"
                 " WHERE length(output) >= ?1 OR length(hunks) >= ?1 OR length(body) >= ?1",
                 (PACK_MIN_BYTES,),
             )

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.index.forks import own_records
+from deja.index.pack import as_text
 
 from .error_signature import Signature, signature
 from .rows import named
@@ -195,7 +196,7 @@ def _candidates(
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
     heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
-    text = "lower(coalesce(unpack(r.output), r.status, ''))"
+    text = f"lower(coalesce({as_text('r.output')}, r.status, ''))"
     words = " OR ".join(f"instr({text}, ?) > 0" for _ in heavy) or "1"
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
     rows = named(db).execute(
