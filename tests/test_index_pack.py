@@ -137,7 +137,7 @@ def as_schema_2(db: sqlite3.Connection) -> None:
         UPDATE records SET output = unpack(output), hunks = unpack(hunks), body = unpack(body);
         DROP VIEW record_texts;
         CREATE VIEW record_texts AS
-            SELECT id, coalesce(body, {derived_body(unpack="")}) AS body, parts FROM records;
+            SELECT id, coalesce(body, {derived_body(packed=False)}) AS body, parts FROM records;
         DROP INDEX items_opening;
         CREATE INDEX items_fingerprint ON items(fingerprint);
         UPDATE meta SET value = '2' WHERE key = 'schema';

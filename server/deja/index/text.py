@@ -10,6 +10,8 @@ external-content table's delete reads it again. Long outputs, hunks and texts ar
 
 from __future__ import annotations
 
+from .pack import as_text
+
 # Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
 _MADE_HUNKS = 4
 
@@ -30,12 +32,14 @@ def _edit_body(tool: str, path: str, hunks: str, output: str) -> str:
     )
 
 
-def derived_body(prefix: str = "", unpack: str = "unpack") -> str:
+def derived_body(prefix: str = "", packed: bool = True) -> str:
     """The SQL expression of a record's text from its other columns (NULL for roles that have
     none): `prefix` is how the columns are named (`:` for an insert's named parameters), and
-    `unpack` the function the packed ones are read through (`""` for an insert's own text)."""
+    `packed` whether output and hunks are read as stored (through `unpack`) or are texts."""
     role, tool, args, path = (f"{prefix}{name}" for name in ("role", "tool", "args", "path"))
-    output, hunks = (f"{unpack}({prefix}{name})" for name in ("output", "hunks"))
+    output, hunks = (
+        as_text(f"{prefix}{name}") if packed else f"{prefix}{name}" for name in ("output", "hunks")
+    )
     return (
         f"CASE {role} WHEN 'command' THEN {args} || char(10) || {output}"
         f" WHEN 'tool' THEN {tool} || ' ' || {args} || char(10) || {output}"
@@ -45,9 +49,9 @@ def derived_body(prefix: str = "", unpack: str = "unpack") -> str:
 
 
 # What the view gives: the record's own text, else the one made from its columns.
-VIEW_BODY_SQL = f"coalesce(unpack(body), {derived_body()})"
+VIEW_BODY_SQL = f"coalesce({as_text('body')}, {derived_body()})"
 
 # The value stored in `records.body` on insert: NULL when the view makes the same text, else
 # the text packed (only then: most texts are made). `:output`, `:hunks` and `:body` are the
 # texts, not the packed values stored beside them.
-BODY_SQL = f"CASE WHEN {derived_body(':', '')} IS :body THEN NULL ELSE pack(:body) END"
+BODY_SQL = f"CASE WHEN {derived_body(':', packed=False)} IS :body THEN NULL ELSE pack(:body) END"
