@@ -20,7 +20,7 @@ from deja.index.text import derived_body
 from deja.query import History, SearchQuery
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 from tests.test_index import compact
-from tests.test_index_text import consistent
+from tests.test_index_text import as_schema_1, consistent
 
 
 def log(word: str, lines: int) -> str:
@@ -221,3 +221,26 @@ def test_the_wal_is_cut_back_after_a_big_pass(
     kept = wal_after_a_big_pass(store, tmp_path / "kept", words)
     assert unlimited > 3 * WAL_KEEP_BYTES  # the big pass's frames, kept till the file closes
     assert kept == WAL_KEEP_BYTES, (kept, unlimited)  # cut back when the small pass committed
+
+
+def test_a_schema_1_index_is_rebuilt_with_its_compacted_text_packed(tmp_path: Path) -> None:
+    store, home = tmp_path / "continue", tmp_path / "home"
+    path = write_session(store, long_doc("s1", "flaky"))
+    history = History(home=home, root=store)
+    history.refresh()
+    compact(path, "Summary: flaky tests fixed.", later=[user("continue")])
+    history.refresh()
+    as_schema_2(history.db)  # every text as text, then as schema 1 kept it
+    as_schema_1(history.db)
+    history.close()
+    upgraded = History(home=home, root=store)
+    try:
+        kinds = upgraded.db.execute(
+            "SELECT typeof(output) FROM records WHERE compacted = 1 AND role = 'command'"
+        ).fetchall()
+        assert kinds == [("blob",)]
+        consistent(upgraded.db)
+        hits = upgraded.search(SearchQuery("flakyTimeout", role="command")).hits
+        assert [hit.compacted for hit in hits] == [True] and "flakyTimeout" in hits[0].snippet
+    finally:
+        upgraded.close()

@@ -59,17 +59,22 @@ def _pack_in_place(db: sqlite3.Connection) -> None:
             db.execute("DROP INDEX IF EXISTS items_fingerprint")  # `items_opening` instead
             db.execute("DROP VIEW record_texts")
             db.execute(VIEW_DDL)
-            db.execute(
-                f"UPDATE records SET output = CASE WHEN {FAILED_SQL} THEN output"
-                " ELSE pack(output) END, hunks = pack(hunks), body = pack(body)"
-                " WHERE length(output) >= ?1 OR length(hunks) >= ?1 OR length(body) >= ?1",
-                (PACK_MIN_BYTES,),
-            )
+            _pack_rows(db, "records")
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except sqlite3.DatabaseError:
         db.execute("ROLLBACK")
         raise
+
+
+def _pack_rows(db: sqlite3.Connection, table: str) -> None:
+    """Pack the long text of rows written as text (`ingest` packs what it writes)."""
+    db.execute(
+        f"UPDATE {table} SET output = CASE WHEN {FAILED_SQL} THEN output ELSE pack(output) END,"
+        " hunks = pack(hunks), body = pack(body)"
+        " WHERE length(output) >= ?1 OR length(hunks) >= ?1 OR length(body) >= ?1",
+        (PACK_MIN_BYTES,),
+    )
 
 
 def _recover(path: Path, reason: str) -> tuple[sqlite3.Connection, Recovery]:
@@ -112,6 +117,7 @@ def _upgrade(path: Path, old: sqlite3.Connection) -> sqlite3.Connection:
             "UPDATE main.records SET body = o.body, parts = o.parts FROM old.records_fts AS o"
             " WHERE o.rowid = main.records.id"
         )
+        _pack_rows(db, "main.records")
         db.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
         _copy_common(db, "tombstones", "1")
         db.execute("COMMIT")
