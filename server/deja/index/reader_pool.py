@@ -1,7 +1,7 @@
 """Reading a large pass's files in a worker process while this one writes the index.
 
-Parsing, redacting and building records is about half of a cold pass's CPU, SQLite and the
-identifier splitter the other half: one worker reads ahead while the writer ingests. A worker
+Parsing, redacting, building records and making them into rows (`rows.py`: identifier parts,
+hunks JSON, the stored body) is done by one worker reading ahead while the writer runs SQL. A worker
 costs a fresh interpreter (`spawn`: the same on every system, no fork of a process holding an
 open database) and pickling each session back, so only a pass with more than
 `PARALLEL_MIN_BYTES` to read on a machine with more than one core uses it. At most `_AHEAD`
@@ -16,7 +16,9 @@ from collections.abc import Generator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from deja.continue_store import SessionRead, SessionRef, read_session
+from deja.continue_store import SessionRef
+
+from .rows import PreparedRead, read_prepared
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -34,9 +36,9 @@ def workers_for(todo: Sequence[SessionRef]) -> int:
 
 def read_all(
     todo: Sequence[SessionRef], *, redact_secrets: bool, max_bytes: int, workers: int
-) -> Generator[SessionRead, None, None]:
-    """Each session of `todo` read, in order."""
-    read = partial(read_session, redact_secrets=redact_secrets, max_bytes=max_bytes)
+) -> Generator[PreparedRead, None, None]:
+    """Each session of `todo` read and made into rows, in order."""
+    read = partial(read_prepared, redact_secrets=redact_secrets, max_bytes=max_bytes)
     if workers <= 0:
         yield from map(read, todo)
         return
@@ -49,7 +51,7 @@ def read_all(
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     done = 0
     try:
-        pending: deque[Future[SessionRead]] = deque()
+        pending: deque[Future[PreparedRead]] = deque()
         for ref in todo:
             pending.append(pool.submit(read, ref))
             if len(pending) >= _AHEAD:
