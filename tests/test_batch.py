@@ -100,3 +100,24 @@ def test_a_pass_whose_write_fails_keeps_the_sessions_before_it(
         assert len(history.search(SearchQuery("question", limit=50)).hits) == 6
     finally:
         history.close()
+
+
+def test_a_large_pass_puts_sqlite_settings_back(tmp_path: Path) -> None:
+    from deja.continue_store import SessionRef
+    from deja.index import bulk
+
+    db = open_db(tmp_path / "index.db")
+
+    def settings() -> tuple[int, int]:
+        (cache,) = db.execute("PRAGMA cache_size").fetchone()
+        (checkpoint,) = db.execute("PRAGMA wal_autocheckpoint").fetchone()
+        return cache, checkpoint
+
+    before = settings()
+    big = [SessionRef("a", None, None, size=bulk.LARGE_PASS_BYTES + 1)]
+    with pytest.raises(DiskFull), bulk.large_pass(db, big):
+        assert settings() == (-bulk.CACHE_KIB, bulk.CHECKPOINT_PAGES)
+        raise DiskFull
+    assert settings() == before
+    with bulk.large_pass(db, [SessionRef("a", None, None, size=1_000)]):
+        assert settings() == before  # a small pass keeps them as they are

@@ -18,6 +18,7 @@ from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
 
 from .batch import CommitBatch
+from .bulk import large_pass
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
@@ -95,16 +96,19 @@ def run_pass(
                 for f in changed
             ]
         batch = CommitBatch(index.db)
-        try:
-            workers = workers_for(todo)
-            reads = read_all(todo, redact_secrets=redact, max_bytes=cap, workers=workers)
-            with closing(reads):  # a failed write stops the worker too
-                for done, (ref, read) in enumerate(zip(todo, reads, strict=True), 1):
-                    _refresh_one(batch, ref, read, dead_workspaces, exclude, report, embed=embed)
-                    if progress:
-                        progress(done, len(todo))
-        finally:
-            batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
+        with large_pass(index.db, todo):
+            try:
+                workers = workers_for(todo)
+                reads = read_all(todo, redact_secrets=redact, max_bytes=cap, workers=workers)
+                with closing(reads):  # a failed write stops the worker too
+                    for done, (ref, read) in enumerate(zip(todo, reads, strict=True), 1):
+                        _refresh_one(
+                            batch, ref, read, dead_workspaces, exclude, report, embed=embed
+                        )
+                        if progress:
+                            progress(done, len(todo))
+            finally:
+                batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)
         if report.changed_ids or not forks_derived(index.db):
             with index.transaction() as db:
