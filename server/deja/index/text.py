@@ -2,10 +2,11 @@
 a tool call's its name, arguments and output, a read's the tool and the path, an edit's the
 tool, the path, its hunks and its output: `records` holds those columns already, so
 `records.body` stays NULL for them and the view `record_texts` (schema.py) makes the text from
-the columns. Whether a record's text is made that way is decided by SQLite itself at insert
-time by `stored_body`, the same rule in Python (`derived_body` is the view's SQL; a test holds the
-two equal), so the view gives back exactly what FTS5 indexed: an external-content table's delete
-reads it again. An edit of many hunks, or one whose text was clipped, keeps its own."""
+the columns. Whether a record's text is made that way is decided when its row is made
+(`rows.py`) by `made_text`, the view's rule in Python (`derived_body` is its SQL;
+`tests/test_rows.py` holds the two equal), so the view gives back exactly what FTS5 indexed: an
+external-content table's delete reads it again. An edit of many hunks, or one whose text was
+clipped, keeps its own."""
 
 from __future__ import annotations
 
@@ -68,6 +69,6 @@ def made_text(
         return None
     sides = [side for hunk in hunks for side in (hunk.replaced, hunk.written) if side]
     if any("\0" in side for side in sides):
-        return None  # SQLite's json_extract may cut a string at an escaped NUL: keep the text
+        return None  # SQLite's json_extract cuts a string at an escaped NUL: keep the text
     made = "\n".join(sides)
     return f"{tool} {path}\n{made}\n{output}".rstrip("\n")
