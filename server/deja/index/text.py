@@ -11,8 +11,10 @@ clipped, keeps its own."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from deja.continue_store import Hunk
+if TYPE_CHECKING:  # the search path loads this module (schema.py), not the reader's types
+    from deja.continue_store import Hunk
 
 # Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
 _MADE_HUNKS = 4
