@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from deja.index import refresh, store_stamp
-from deja.index.refresh import PassReport
+from deja.index import PassReport
 from deja.query import History, SearchQuery
 from tests.storebuilder import session_doc, user, write_session
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from deja.errors import DejaError
 from deja.lazy_exports import lazy_exports
 
-from . import commands, search_argv
+from . import commands, index_argv, search_argv
 
 if TYPE_CHECKING:
     from .parser import UsageError, build_parser, package_version
@@ -52,7 +52,7 @@ def program() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    args = search_argv.parse(words)
+    args = search_argv.parse(words) or index_argv.parse(words)
     if args is None:
         from .parser import parse
 

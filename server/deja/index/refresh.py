@@ -7,7 +7,6 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +20,9 @@ from .batch import CommitBatch
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
+from .pass_report import PassReport
 from .reader_pool import read_all, workers_for
-from .refusal import StoreRefusal, store_refusal
+from .refusal import store_refusal
 from .stamp_plan import Plan, files_of, plan_since, recorded_listing
 from .store_stamp import RACY_WINDOW_NS, Scan, listing_time, stamp_text, unvouch
 from .store_stamp import context as stamp_context
@@ -37,20 +37,6 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 # A session's size, mtime and deleted flag as the index holds them.
 Known = dict[str, tuple[int, int, int]]
-
-
-@dataclass(slots=True)
-class PassReport:
-    sessions: int = 0
-    read: int = 0
-    changed: int = 0
-    kept: int = 0
-    deleted: int = 0
-    errors: list[Diagnostic] = field(default_factory=list)
-    notes: list[Diagnostic] = field(default_factory=list)
-    changed_ids: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    refused: StoreRefusal | None = None
 
 
 def run_pass(

@@ -21,9 +21,8 @@ from deja.continue_store.parse import is_safe_file_id
 from deja.continue_store.store import NOT_A_SESSION_ID, SessionFile
 
 from . import store_stamp
+from .quiet import dead_listed, held_as, known_errors, unreadable
 from .store_stamp import Scan
-
-Broken = dict[str, Diagnostic]
 
 
 @dataclass(slots=True)
@@ -67,13 +66,12 @@ def plan_since(
 ) -> Plan:
     """The plan for `listing`, given the `recorded` listing the stamp vouches for."""
     fields = listing.fields
-    broken = _broken(db)
     plan = Plan()
     if not listing.fresh and "/".join(fields) == recorded:  # the store as the stamp saw it
-        for entry in [entry for entry in fields if entry in broken] if broken else ():
-            _judge(db, entry, folder, dead_ids, broken, plan)
-        plan.sessions = len(fields) - _dead_listed(fields, dead_ids)
+        plan.errors = known_errors(db, fields, dead_ids)
+        plan.sessions = len(fields) - dead_listed(fields, dead_ids)
         return plan
+    broken = unreadable(db)
     vouched = set(recorded.split("/")) if recorded else set()
     fresh = {fields[at] for at in listing.fresh}
     judged: set[str] = set()
@@ -90,7 +88,7 @@ def plan_since(
         session_id = entry.rsplit(" ", 2)[0]
         if session_id not in judged and _live(db, session_id):
             plan.gone.append(session_id)
-    plan.sessions = len(fields) - unsafe - _dead_listed(fields, dead_ids)
+    plan.sessions = len(fields) - unsafe - dead_listed(fields, dead_ids)
     return plan
 
 
@@ -99,7 +97,7 @@ def _judge(
     entry: str,
     folder: str,
     dead_ids: set[str],
-    broken: Broken,
+    broken: dict[str, Diagnostic],
     plan: Plan,
 ) -> str | None:
     """One file's verdict, as `refresh._changed_files` gives it; its id (None: not a session
@@ -109,45 +107,16 @@ def _judge(
     if not is_safe_file_id(session_id):
         plan.notes.append(Diagnostic(path, NOT_A_SESSION_ID))
         return None
-    if session_id in dead_ids:
-        return session_id
-    stat = (int(size), int(mtime_ns))
-    held = db.execute(
-        "SELECT size, mtime_ns, deleted FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
-    if held == (*stat, 0):
-        return session_id
-    skipped = db.execute(
-        "SELECT size, mtime_ns FROM excluded WHERE id = ?", (session_id,)
-    ).fetchone()
-    if skipped == stat:
+    if session_id in dead_ids or held_as(db, session_id, int(size), int(mtime_ns)):
         return session_id
     known_broken = broken.get(entry)
     if known_broken is not None:
         plan.errors.append(known_broken)
     else:
-        plan.changed.append(SessionFile(session_id, path, *stat))
+        plan.changed.append(SessionFile(session_id, path, int(size), int(mtime_ns)))
     return session_id
 
 
-def _broken(db: sqlite3.Connection) -> Broken:
-    return {
-        f"{session_id} {size} {mtime_ns}": Diagnostic(path, message)
-        for session_id, size, mtime_ns, path, message in db.execute(
-            "SELECT id, size, mtime_ns, path, message FROM unreadable"
-        )
-    }
-
-
-def _dead_listed(fields: list[str], dead_ids: set[str]) -> int:
-    """How many listed files belong to forgotten sessions (a pass leaves them out)."""
-    if not dead_ids:
-        return 0
-    return len(dead_ids.intersection(entry.rsplit(" ", 2)[0] for entry in fields))
-
-
 def _live(db: sqlite3.Connection, session_id: str) -> bool:
-    row = db.execute(
-        "SELECT 1 FROM sessions WHERE id = ? AND deleted = 0", (session_id,)
-    ).fetchone()
-    return row is not None
+    row = db.execute("SELECT 1 FROM sessions WHERE id = ? AND deleted = 0", (session_id,))
+    return row.fetchone() is not None

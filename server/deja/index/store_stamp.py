@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
@@ -36,14 +35,17 @@ _BY_FD = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
-@dataclass(slots=True)
 class Scan:
     """One listing of `sessions/`: each session file's `id size mtime_ns` in `scandir` order (an
     unchanged folder lists in the same order; another order only costs a pass), and the
-    positions of those written too recently to vouch for."""
+    positions of those written too recently to vouch for. (No dataclass: the search path over
+    an unchanged store loads this module.)"""
 
-    fields: list[str]
-    fresh: list[int]
+    __slots__ = ("fields", "fresh")
+
+    def __init__(self, fields: list[str], fresh: list[int]) -> None:
+        self.fields = fields
+        self.fresh = fresh
 
 
 def listing_time() -> int:
