@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ def history(tmp_path: Path, store: Path) -> History:
 
 
 def said(report: PassReport) -> dict[str, Any]:
-    fields = asdict(report)
+    fields = report.as_dict()
     fields.pop("seconds")
     return fields
 
@@ -140,3 +139,14 @@ def test_deja_index_says_the_same_as_the_pass_without_loading_it(
     assert "loaded: []" in quick.stderr
     assert masked(quick.stdout) == masked(full.stdout)
     assert ("bad.json" in quick.stdout) and ("worse.json" in quick.stdout)
+    # The program itself (`python -m deja`, which ends without the interpreter's teardown).
+    program = run_deja(env, *words)
+    assert program.returncode == 0 and masked(program.stdout) == masked(full.stdout)
+
+
+def test_the_program_ends_a_failed_index_with_its_words_and_code(tmp_path: Path) -> None:
+    env = deja_env(tmp_path / "nowhere", tmp_path / "home")
+    failed = run_deja(env, "index")
+    assert failed.returncode == 1 and failed.stderr.startswith("deja: no Continue store")
+    as_json = run_deja(env, "index", "--json")
+    assert as_json.returncode == 1 and '"error"' in as_json.stdout

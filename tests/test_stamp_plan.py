@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from deja.index import refresh, store_stamp
-from deja.index import PassReport
+from deja.index import PassReport, refresh, store_stamp
 from deja.query import History, SearchQuery
 from tests.storebuilder import session_doc, user, write_session
 
@@ -45,7 +43,7 @@ def opened(tmp_path: Path, store: Path, name: str) -> History:
 def said(report: PassReport) -> dict[str, Any]:
     """Everything a report says but its time, the changed ids as a set (their order is the
     full pass's table order)."""
-    fields = asdict(report)
+    fields = report.as_dict()
     fields.pop("seconds")
     fields["changed_ids"] = sorted(fields["changed_ids"])
     return fields

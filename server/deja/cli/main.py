@@ -33,13 +33,15 @@ def program() -> NoReturn:
     loads its modules with the cyclic collector paused (~4 % of its instructions, callgrind)
     and ends without the interpreter's teardown (a last collection over every object and the
     module cleanup: ~8 %): its output flushed, its index closed, and what was registered with
-    `atexit` run (tests/test_search_argv.py)."""
-    if sys.argv[1:2] != ["search"]:
+    `atexit` run (tests/test_search_argv.py). `deja index` ends the same way (~14 % of an
+    unchanged store's run; tests/test_quiet_index.py)."""
+    command = sys.argv[1:2]
+    if command not in (["search"], ["index"]):
         sys.exit(main())
     # The search command's imports create most of the objects this process will hold: no
     # collection while they load (each one rescans them), then out of the collector's sight.
     gc.disable()
-    commands.load("search")
+    commands.load(command[0])
     gc.freeze()
     gc.enable()
     code = main()
