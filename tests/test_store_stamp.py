@@ -66,7 +66,7 @@ def test_any_session_file_change_shows_and_the_list_alone_does_not(
     assert history.refresh().changed == 0
 
 
-def test_a_file_written_within_the_racy_window_leaves_no_stamp(
+def test_a_file_written_within_the_racy_window_is_not_vouched_for(
     history: History, store: Path
 ) -> None:
     path = write(store, "fresh", "just written", mtime=time.time())

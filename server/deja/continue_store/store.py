@@ -48,7 +48,9 @@ class SessionRead:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def _entries(data: Any, path: str, diagnostics: list[Diagnostic]) -> list[ListEntry]:
+def _entries(
+    data: Any, path: str, diagnostics: list[Diagnostic], wanted: set[str] | None = None
+) -> list[ListEntry]:
     if not isinstance(data, list):
         diagnostics.append(Diagnostic(path, f"expected a list, found {type(data).__name__}"))
         return []
@@ -66,6 +68,8 @@ def _entries(data: Any, path: str, diagnostics: list[Diagnostic]) -> list[ListEn
         if not is_safe_file_id(session_id):
             diagnostics.append(Diagnostic(path, f"entry {index} has an unsafe id {session_id!r}"))
             continue
+        if wanted is not None and session_id not in wanted:
+            continue  # checked all the same: what is wrong with the list is said either way
 
         def text(key: str, raw: dict[str, Any] = raw) -> str | None:
             value = raw.get(key)
@@ -117,7 +121,9 @@ def _cap(limit: int) -> str:
     return f"{human_size(limit)} cap ({settings.MAX_SESSION_BYTES_VAR}={limit})"
 
 
-def _read_list(path: Path, limit: int, diagnostics: list[Diagnostic]) -> list[ListEntry]:
+def _read_list(
+    path: Path, limit: int, diagnostics: list[Diagnostic], wanted: set[str] | None
+) -> list[ListEntry]:
     for attempt in (0, 1):
         try:
             data, _ = _read_regular_file(path, limit)
@@ -129,7 +135,7 @@ def _read_list(path: Path, limit: int, diagnostics: list[Diagnostic]) -> list[Li
         if not data.strip():
             return []
         try:
-            return _entries(decode_json(data), str(path), diagnostics)
+            return _entries(decode_json(data), str(path), diagnostics, wanted)
         except SessionError as error:
             if attempt == 0 and error.transient:
                 time.sleep(RETRY_DELAY_S)
@@ -151,6 +157,7 @@ class SessionFile:
 
 # What the scan says when the store has no sessions folder at all (not one it cannot list).
 NO_SESSIONS_FOLDER = "no Continue sessions folder here"
+NOT_A_SESSION_ID = "file name is not a session id"
 
 
 def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagnostic]]:
@@ -171,7 +178,7 @@ def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagn
             continue
         session_id = name[: -len(".json")]
         if not is_safe_file_id(session_id):
-            diagnostics.append(Diagnostic(dirent.path, "file name is not a session id"))
+            diagnostics.append(Diagnostic(dirent.path, NOT_A_SESSION_ID))
             continue
         try:
             if dirent.is_symlink():
@@ -189,13 +196,15 @@ def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagn
 
 
 def read_session_list(
-    root: Path, *, max_bytes: int | None = None
+    root: Path, *, max_bytes: int | None = None, only: set[str] | None = None
 ) -> tuple[dict[str, ListEntry], list[Diagnostic]]:
-    """`sessions/sessions.json` by id (first entry wins), and what is wrong with it."""
+    """`sessions/sessions.json` by id (first entry wins), and what is wrong with it; with
+    `only`, the entries of those ids alone (a pass reading a few files: building every entry
+    was a fifth of re-reading one 1 MB session in a 2,680-session store)."""
     diagnostics: list[Diagnostic] = []
     entries: dict[str, ListEntry] = {}
     limit = settings.max_session_bytes() if max_bytes is None else max_bytes
-    for entry in _read_list(root / "sessions" / SESSIONS_LIST, limit, diagnostics):
+    for entry in _read_list(root / "sessions" / SESSIONS_LIST, limit, diagnostics, only):
         entries.setdefault(entry.session_id, entry)
     return entries, diagnostics
 

@@ -12,8 +12,9 @@ from deja.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .core import Index
+    from .pass_report import PassReport
     from .recovery import Recovery
-    from .refresh import PassReport, Progress
+    from .refresh import Progress
     from .refusal import StoreRefusal
     from .schema import SCHEMA_VERSION, default_home
     from .tombstones import NotIndexed, Tombstone
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 _WHERE = {
     "Index": ".core",
     "NotIndexed": ".tombstones",
-    "PassReport": ".refresh",
+    "PassReport": ".pass_report",
     "Progress": ".refresh",
     "Recovery": ".recovery",
     "SCHEMA_VERSION": ".schema",

@@ -17,7 +17,8 @@ from .recovery import open_index
 from .schema import DB_NAME, prepare_home
 
 if TYPE_CHECKING:
-    from .refresh import PassReport, Progress
+    from .pass_report import PassReport
+    from .refresh import Progress
     from .tombstones import Tombstone
 
 # The pass and the tombstones (the reader, the ingest) load when first used: a search over an

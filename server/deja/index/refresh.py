@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Callable
 from contextlib import closing
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,12 +23,16 @@ from .bulk import large_pass
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
+from .pass_report import PassReport
 from .reader_pool import read_all, workers_for
-from .refusal import StoreRefusal, store_refusal
+from .refusal import store_refusal
 from .rows import PreparedRead
-from .store_stamp import RACY_WINDOW_NS, listing_time, stamp_of
+from .stamp_plan import Plan, files_of, plan_since, recorded_listing
+from .store_stamp import RACY_WINDOW_NS, Scan, listing_time, stamp_text, unvouch
+from .store_stamp import context as stamp_context
 from .store_stamp import record as record_stamp
 from .store_stamp import recorded as recorded_stamp
+from .store_stamp import scan as stamp_scan
 from .tombstones import SWEPT, bury, forgotten
 
 if TYPE_CHECKING:
@@ -37,20 +42,6 @@ Progress = Callable[[int, int], None]
 # A session's size, mtime and deleted flag as the index holds them.
 Known = dict[str, tuple[int, int, int]]
 _REMEMBER_UNREADABLE = "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)"
-
-
-@dataclass(slots=True)
-class PassReport:
-    sessions: int = 0
-    read: int = 0
-    changed: int = 0
-    kept: int = 0
-    deleted: int = 0
-    errors: list[Diagnostic] = field(default_factory=list)
-    notes: list[Diagnostic] = field(default_factory=list)
-    changed_ids: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    refused: StoreRefusal | None = None
 
 
 def run_pass(
@@ -66,36 +57,46 @@ def run_pass(
     cap = settings.max_session_bytes()
     redact = settings.redact_secrets()
     report = PassReport()
-    listed_at = listing_time()
-    files, scan_notes = scan_session_files(index.root)
-    report.notes.extend(scan_notes)
+    # A whole pass lists the store as the stamp does (and records it); a partial one, the
+    # watcher's, lists as the watcher does.
+    listing = stamp_scan(index.root, listing_time()) if only is None else None
+    context = "" if listing is None else stamp_context(index.root, index.exclude_path)
     with index.writer():
-        known: Known = {
-            row[0]: (row[1], row[2], row[3])
-            for row in index.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
-        }
-        live = sum(1 for state in known.values() if state[2] == 0)
-        report.refused = store_refusal(index.root, files, scan_notes, live, accept_empty)
-        if report.refused is not None:
-            report.seconds = time.perf_counter() - started
-            return report
+        since = None
+        if listing is not None and listing.fields and not rebuild:
+            since = recorded_listing(index.db, context)
+        listed: Listed = (None, {}, [])
+        if since is None:
+            listed = _full_listing(index, listing, only, accept_empty, report)
+            if report.refused is not None:
+                report.seconds = time.perf_counter() - started
+                return report
         _judge_unreadable_under(index, cap)
         embed = vectors.prepare(index.db, index.transaction)
         dead_ids, dead_workspaces = forgotten(index.db)
         exclude = _apply_exclude_list(index, report)
-        changed, present = _changed_files(index, files, known, dead_ids, only, rebuild, report)
-        report.sessions = len(present)
+        if since is not None and listing is not None:
+            plan = plan_since(index.db, listing, since, _folder(index), dead_ids)
+        else:
+            plan = _changed_files(index, listed[0], listed[1], dead_ids, only, rebuild)
+        report.sessions = plan.sessions
+        report.errors.extend(plan.errors)
+        report.notes.extend(plan.notes)
         todo: list[SessionRef] = []
-        if changed:
+        if plan.changed:
             # The list is read only when a file must be: its titles and start dates matter
             # to new sessions, and parsing it is most of what a quiet pass would cost.
-            entries, list_notes = read_session_list(index.root, max_bytes=cap)
+            wanted = {f.id for f in plan.changed}
+            entries, list_notes = read_session_list(index.root, max_bytes=cap, only=wanted)
             report.notes.extend(list_notes)
             todo = [
                 SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
-                for f in changed
+                for f in plan.changed
             ]
         batch = CommitBatch(index.db)
+        if todo or plan.gone:
+            # First: a crash part way leaves no stamp vouching for what it changed.
+            batch.write(lambda db: unvouch(db, only))
         with large_pass(index.db, todo):
             try:
                 workers = workers_for(todo)
@@ -109,37 +110,61 @@ def run_pass(
                             progress(done, len(todo))
             finally:
                 batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
-        _mark_gone(index, known, present, only, report)
+        _mark_gone(index, plan.gone, report)
         if report.changed_ids or not forks_derived(index.db):
             with index.transaction() as db:
                 moved = link_forks(db, report.changed_ids)
             report.changed_ids.extend(sid for sid in moved if sid not in report.changed_ids)
-        stamp = _stamp(index, files, scan_notes, only, listed_at)
-        restamp = only is None and stamp != recorded_stamp(index.db)
-        if report.changed or report.deleted or rebuild or restamp:
-            # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
-            with index.transaction() as db:
-                db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('last_pass', ?)", (str(time.time()),)
-                )
-                if only is None:
-                    record_stamp(db, stamp)
+        stamp = None
+        if listing is not None and not plan.notes and not listed[2]:  # nothing odd listed
+            stamp = stamp_text(context, listing)
+        _record_pass(index, report, stamp, rebuild=rebuild, whole=only is None)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _stamp(
+def _record_pass(
+    index: Index, report: PassReport, stamp: str | None, *, rebuild: bool, whole: bool
+) -> None:
+    restamp = whole and stamp != recorded_stamp(index.db)
+    if report.changed or report.deleted or rebuild or restamp:
+        # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
+        with index.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('last_pass', ?)", (str(time.time()),))
+            if whole:
+                record_stamp(db, stamp)
+
+
+def _folder(index: Index) -> str:
+    return os.path.join(index.root, "sessions")
+
+
+# The files (None: no folder), what the index holds, what is odd in the listing.
+Listed = tuple[list[SessionFile] | None, Known, list[Diagnostic]]
+
+
+def _full_listing(
     index: Index,
-    files: list[SessionFile] | None,
-    scan_notes: list[Diagnostic],
+    listing: Scan | None,
     only: set[str] | None,
-    listed_at: int,
-) -> str | None:
-    """The listing's stamp when the pass saw the whole store and nothing odd in it."""
-    if files is None or only is not None or scan_notes:
-        return None
-    listing = ((f.id, f.size, f.mtime_ns) for f in files)
-    return stamp_of(index.root, index.exclude_path, listing, listed_at)
+    accept_empty: bool,
+    report: PassReport,
+) -> Listed:
+    """The store's files and what the index holds of each, with no stamp to go by; sets
+    `report.refused` when the listing must not be applied."""
+    files: list[SessionFile] | None
+    if listing is not None:
+        files, scan_notes = files_of(listing, _folder(index))
+    else:
+        files, scan_notes = scan_session_files(index.root)
+    report.notes.extend(scan_notes)
+    known: Known = {
+        row[0]: (row[1], row[2], row[3])
+        for row in index.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
+    }
+    live = sum(1 for state in known.values() if state[2] == 0)
+    report.refused = store_refusal(index.root, files, scan_notes, live, accept_empty)
+    return files, known, scan_notes
 
 
 def _changed_files(
@@ -149,9 +174,8 @@ def _changed_files(
     dead_ids: set[str],
     only: set[str] | None,
     rebuild: bool,
-    report: PassReport,
-) -> tuple[list[SessionFile], set[str]]:
-    """The files to read this pass, and the ids of every session the store holds."""
+) -> Plan:
+    """The files to read this pass, judged against every session the index holds."""
     skipped = {
         row[0]: (row[1], row[2])
         for row in index.db.execute("SELECT id, size, mtime_ns FROM excluded")
@@ -160,7 +184,7 @@ def _changed_files(
         row[0]: (row[1], row[2], Diagnostic(row[3], row[4]))
         for row in index.db.execute("SELECT id, size, mtime_ns, path, message FROM unreadable")
     }
-    changed: list[SessionFile] = []
+    plan = Plan()
     present: set[str] = set()
     for file in files or ():
         if file.id in dead_ids:
@@ -175,18 +199,17 @@ def _changed_files(
             continue
         known_broken = broken.get(file.id)
         if not rebuild and known_broken and known_broken[:2] == stat:
-            report.errors.append(known_broken[2])
+            plan.errors.append(known_broken[2])
             continue
-        changed.append(file)
-    return changed, present
-
-
-def _mark_gone(
-    index: Index, known: Known, present: set[str], only: set[str] | None, report: PassReport
-) -> None:
-    gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
+        plan.changed.append(file)
+    plan.sessions = len(present)
+    plan.gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
     if only is not None:
-        gone = [sid for sid in gone if sid in only]
+        plan.gone = [sid for sid in plan.gone if sid in only]
+    return plan
+
+
+def _mark_gone(index: Index, gone: list[str], report: PassReport) -> None:
     if gone:
         with index.transaction() as db:
             db.executemany("UPDATE sessions SET deleted = 1 WHERE id = ?", [(s,) for s in gone])

@@ -61,6 +61,13 @@ class History:
             rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
         )
 
+    def quiet_pass(self) -> PassReport | None:
+        """A pass's report, told without running it, when it would find nothing to do (the
+        store as the last whole pass saw it); None when it would (`deja index`'s start-up)."""
+        from deja.index.quiet import quiet_report
+
+        return quiet_report(self.index)
+
     def store_unchanged(self) -> bool:
         """True when the last pass saw the store as it is now (a pass would do nothing)."""
         return self.index.store_unchanged()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
-
-from deja.query import History
+from typing import TYPE_CHECKING
 
 from ..common import AddCommand, CliError, emit, ensure_store, opened_history, run_pass
+
+if TYPE_CHECKING:
+    import argparse
+
+    from deja.query import History
 
 
 def add_parser(command: AddCommand) -> None:
@@ -30,9 +33,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args: argparse.Namespace, history: History) -> int:
     ensure_store(history)
-    report = run_pass(
-        history, rebuild=args.rebuild, quiet=args.json, accept_empty=args.accept_empty
-    )
+    # A store as the last pass saw it: the pass's report without loading the pass.
+    report = None if args.rebuild else history.quiet_pass()
+    if report is None:
+        report = run_pass(
+            history, rebuild=args.rebuild, quiet=args.json, accept_empty=args.accept_empty
+        )
     if report.refused is not None:
         raise CliError(report.refused.message)
     recovery = history.recovery
