@@ -165,14 +165,7 @@ def _run(
         total = match_count(db, joins, where, [expression, *params], filtered=filtered)
     if not rows:
         return [], total
-    snippets = dict(
-        db.execute(
-            f"SELECT rowid, snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}',"
-            f" '{ELLIPSIS}', 16) FROM records_fts WHERE records_fts MATCH ? AND rowid IN"
-            f" ({','.join('?' * len(rows))})",
-            [expression, *[row["id"] for row in rows]],
-        ).fetchall()
-    )
+    snippets = _snippets(db, expression, [row["id"] for row in rows])
     hits = [
         hit_from_row(
             row,
@@ -182,6 +175,21 @@ def _run(
         for row in rows
     ]
     return hits, total
+
+
+def _snippets(db: sqlite3.Connection, expression: str, ids: list[int]) -> dict[int, str]:
+    """The snippet of each record in `ids`. FTS5 (3.40) takes `rowid IN (…)` as one lookup per
+    id, each setting the whole MATCH up again (~0.1 ms for a common word); one walk over the
+    matches between the lowest and highest id, with the IN test left to SQLite (`+rowid`),
+    costs a third of that for a page of 20 (bench/RESULTS.md)."""
+    return dict(
+        db.execute(
+            f"SELECT rowid, snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}',"
+            f" '{ELLIPSIS}', 16) FROM records_fts WHERE records_fts MATCH ?"
+            f" AND rowid BETWEEN ? AND ? AND +rowid IN ({','.join('?' * len(ids))})",
+            [expression, min(ids), max(ids), *ids],
+        ).fetchall()
+    )
 
 
 def hit_from_row(
