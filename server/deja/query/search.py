@@ -145,9 +145,9 @@ def _run(
     )
     filtered = len(filters) > 1  # more than the fork-copy filter every search has
     page_end = query.offset + query.limit
-    floor = None
+    floor = counted = None
     if not rank_all:
-        floor = rank_floor(
+        floor, counted = rank_floor(
             db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
         )
     ranked = where if floor is None else f"{where} AND records_fts.rowid >= {floor}"
@@ -161,6 +161,8 @@ def _run(
     ).fetchall()
     if not query.count_all or (len(rows) < query.limit and (rows or not query.offset)):
         total = query.offset + len(rows)  # the page holds the last hit, or no count was asked
+    elif counted is not None:
+        total = counted
     else:
         total = match_count(db, joins, where, [expression, *params], filtered=filtered)
     if not rows:
