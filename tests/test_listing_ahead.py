@@ -36,48 +36,53 @@ def write(store: Path, session_id: str, text: str, mtime: float = PAST) -> Path:
     return write_session(store, session_doc(session_id, [user(text)]), mtime=mtime)
 
 
-def vouches(history: History) -> bool:
-    listing = listing_ahead.ListingAhead()
+@pytest.fixture(params=[True, False], ids=["child", "thread"])
+def in_child(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def vouches(history: History, in_child: bool) -> bool:
+    listing = listing_ahead.ListingAhead(in_child=in_child)
     return listing.matches(history, listing.recorded(history))
 
 
 def test_the_listing_vouches_exactly_when_the_store_is_unchanged(
-    history: History, store: Path
+    history: History, store: Path, in_child: bool
 ) -> None:
     write(store, "s1", "alpha")
-    assert not vouches(history) and not history.store_unchanged()  # no pass yet
+    assert not vouches(history, in_child) and not history.store_unchanged()  # no pass yet
     history.refresh()
-    assert vouches(history) and history.store_unchanged()
+    assert vouches(history, in_child) and history.store_unchanged()
     write(store, "s1", "alpha beta", mtime=PAST + 5)
-    assert not vouches(history) and not history.store_unchanged()
+    assert not vouches(history, in_child) and not history.store_unchanged()
     history.refresh()
-    assert vouches(history)
+    assert vouches(history, in_child)
     write(store, "s2", "gamma")
-    assert not vouches(history) and not history.store_unchanged()
+    assert not vouches(history, in_child) and not history.store_unchanged()
 
 
 def test_a_pass_committed_after_the_stamp_was_read_cannot_vouch(
-    history: History, store: Path
+    history: History, store: Path, in_child: bool
 ) -> None:
     write(store, "s1", "alpha")
     history.refresh()
     write(store, "s1", "alpha beta", mtime=PAST + 5)
-    listing = listing_ahead.ListingAhead()
+    listing = listing_ahead.ListingAhead(in_child=in_child)
     known = listing.recorded(history)  # read before the query, as the search does
     history.refresh()  # another process's pass, between that read and the answer
     assert not listing.matches(history, known)
-    assert listing.matches(history, listing.recorded(history))
+    assert listing.matches(history, listing.recorded(history))  # the same listing, read once
 
 
 def test_a_listing_of_another_store_or_exclude_list_never_vouches(
-    tmp_path: Path, history: History, store: Path
+    tmp_path: Path, history: History, store: Path, in_child: bool
 ) -> None:
     write(store, "s1", "alpha")
     history.refresh()
     other = History(home=tmp_path / "other-home", root=tmp_path / "elsewhere")
     excluding = History(home=tmp_path / "deja-home", root=store, exclude_path=tmp_path / "x")
     try:
-        assert not vouches(other) and not vouches(excluding)
+        assert not vouches(other, in_child) and not vouches(excluding, in_child)
     finally:
         other.close(), excluding.close()
 
