@@ -39,9 +39,6 @@ def program() -> NoReturn:
     # The search command's imports create most of the objects this process will hold: no
     # collection while they load (each one rescans them), then out of the collector's sight.
     gc.disable()
-    from deja.query import listing_ahead
-
-    listing_ahead.start()  # the store's listing, beside the imports and the query
     commands.load("search")
     gc.freeze()
     gc.enable()

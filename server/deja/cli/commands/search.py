@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from deja.errors import DejaError
-from deja.query import SEARCH_ROLES, History, SearchQuery, listing_ahead
+from deja.query import SEARCH_ROLES, History, SearchQuery
 from deja.wire import hit_json
 
 from .. import render
@@ -61,29 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args: argparse.Namespace, history: History) -> int:
     ensure_store(history)
-    listing = listing_ahead.taken()
-    if listing is None:
-        implicit_pass(history)
-        _reply(args, history)()
-        return 0
-    # The query runs on the index as it is while the store's listing finishes; its answer is
-    # given only if the store turns out unchanged, else the pass runs and the query again.
-    known = listing.recorded(history)
-    try:
-        reply: Callable[[], None] | None = _reply(args, history)
-    except DejaError:
-        if listing.matches(history, known):
-            raise
-        reply = None  # an answer from the index as it was (an unknown --session, say)
-    if reply is None or not listing.matches(history, known):
-        implicit_pass(history)
-        reply = _reply(args, history)
-    reply()
-    return 0
-
-
-def _reply(args: argparse.Namespace, history: History) -> Callable[[], None]:
-    """The search's answer, to be written by calling it."""
+    implicit_pass(history)
     choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
     session = history.resolve_session(args.session) if args.session else None
     query = SearchQuery(
@@ -110,7 +86,7 @@ def _reply(args: argparse.Namespace, history: History) -> Callable[[], None]:
         page = render.page_note("hits", len(result.hits), args.offset, result.total)
         return out + ([style.dim(page)] if page else [])
 
-    return lambda: emit(
+    emit(
         args,
         "search",
         lines,
@@ -121,3 +97,4 @@ def _reply(args: argparse.Namespace, history: History) -> Callable[[], None]:
         total=result.total,
         hits=[hit_json(hit) for hit in result.hits],
     )
+    return 0
