@@ -43,6 +43,7 @@ _ROLE_CASE = (
     + " ".join(f"WHEN '{role}' THEN {weight}" for role, weight in ROLE_WEIGHTS.items())
     + " ELSE 1.0 END"
 )
+_SNIPPET = f"snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}', '{ELLIPSIS}', 16)"
 _MARK = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
 
 
@@ -151,10 +152,13 @@ def _run(
             db, joins, where, [expression, *params], filtered=filtered, page_end=page_end
         )
     ranked = where if floor is None else f"{where} AND records_fts.rowid >= {floor}"
+    # No more matches than a page holds: their snippets come with the ranking (a walk fewer).
+    inline = counted is not None and counted <= query.limit
     cursor = named(db)
     rows = cursor.execute(
         "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
         " r.compacted, s.title, s.workspace, s.project, s.deleted,"
+        f"{f' {_SNIPPET} AS snippet,' if inline else ''}"
         f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
         f" WHERE {ranked} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
         [expression, *params, query.limit, query.offset],
@@ -167,7 +171,10 @@ def _run(
         total = match_count(db, joins, where, [expression, *params], filtered=filtered)
     if not rows:
         return [], total
-    snippets = _snippets(db, expression, [row["id"] for row in rows])
+    if inline:
+        snippets = {row["id"]: row["snippet"] for row in rows}
+    else:
+        snippets = _snippets(db, expression, [row["id"] for row in rows])
     hits = [
         hit_from_row(
             row,
@@ -186,8 +193,7 @@ def _snippets(db: sqlite3.Connection, expression: str, ids: list[int]) -> dict[i
     costs a third of that for a page of 20 (bench/RESULTS.md)."""
     return dict(
         db.execute(
-            f"SELECT rowid, snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}',"
-            f" '{ELLIPSIS}', 16) FROM records_fts WHERE records_fts MATCH ?"
+            f"SELECT rowid, {_SNIPPET} FROM records_fts WHERE records_fts MATCH ?"
             f" AND rowid BETWEEN ? AND ? AND +rowid IN ({','.join('?' * len(ids))})",
             [expression, min(ids), max(ids), *ids],
         ).fetchall()
