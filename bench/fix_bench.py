@@ -33,7 +33,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def asked_errors(history: History, rng: random.Random) -> list[str]:
     rows = history.db.execute(
-        "SELECT output FROM records WHERE role = 'command' AND output IS NOT NULL"
+        "SELECT unpack(output) FROM records WHERE role = 'command' AND output IS NOT NULL"
         " AND (status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0))"
     ).fetchall()
     tails = ["\n".join(str(row[0]).strip().splitlines()[-2:]) for row in rows]

@@ -177,8 +177,8 @@ def cold_index(store: Path, work: Path, name: str, sessions_per_commit: int | No
 
 
 def cold_cpu(store: Path, work: Path, *, workers: bool) -> tuple[float, float, float]:
-    """A cold pass reading in process or with one reader worker (`index/reader_pool.py`,
-    whatever the store's size): wall seconds, this process's CPU, the worker's CPU."""
+    """A cold pass reading in process or with the reader workers (`index/reader_pool.py`,
+    whatever the store's size): wall seconds, this process's CPU, the workers' CPU."""
     saved = reader_pool.PARALLEL_MIN_BYTES
     reader_pool.PARALLEL_MIN_BYTES = 0 if workers else 1 << 62
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -258,7 +258,7 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
             ratio(batched_s, per_session_s),
         ),
         (
-            "A/B cold: read in process → one reader worker (wall; CPU this + worker)",
+            "A/B cold: read in process → reader workers (wall; CPU this + workers)",
             f"{serial_cpu[0]:.2f} s → {worker_cpu[0]:.2f} s; CPU {serial_cpu[1]:.2f} → "
             f"{worker_cpu[1]:.2f} + {worker_cpu[2]:.2f} s",
             "",

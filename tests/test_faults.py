@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from deja.continue_store import read_store
+from deja.index.pack import register
 from deja.query import History, SearchQuery
 from tests.storebuilder import session_doc, user, write_session
 
@@ -55,6 +56,7 @@ def run_env(store: Path, home: Path) -> dict[str, str]:
 def index_matches_store(home: Path, store: Path) -> None:
     expected = {s.id: sorted(r.text for r in s.records) for s in read_store(store).sessions}
     db = sqlite3.connect(home / "index.sqlite3")
+    register(db)  # the records' text is read through `unpack` (index/pack.py)
     try:
         actual: dict[str, list[str]] = {}
         for session_id, body in db.execute(
@@ -72,6 +74,7 @@ def versions_are_whole(home: Path) -> None:
     (A shorter version that starts differently reads as a compaction: the index keeps the older
     lines as compacted, which is its promise, so only live records are checked.)"""
     db = sqlite3.connect(home / "index.sqlite3", timeout=30)
+    register(db)
     try:
         rows = db.execute(
             "SELECT r.session_id, f.body FROM records r JOIN records_fts f ON f.rowid = r.id"

@@ -309,3 +309,19 @@ def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
     assert "Ask: now add the lexer" in digest and "create the parser module" not in digest
     assert f"Forked from title aaaa ({PARENT[:8]}) at turn 3" in digest
     assert f"deja show {PARENT}" in digest
+
+
+def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, store: Path) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=1)
+    looked_up: list[str] = []
+    history.db.set_trace_callback(
+        lambda sql: looked_up.append(sql) if "fingerprint =" in sql else None
+    )
+    history.refresh()
+    history.db.set_trace_callback(None)
+    assert history.show(FORK).session.forked_from == PARENT
+    assert looked_up  # the pass asked items by fingerprint
+    for sql in looked_up:  # schema 3 indexes only first items and summaries (`items_opening`)
+        plan = " ".join(row[3] for row in history.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "INDEX items_opening" in plan, (sql, plan)

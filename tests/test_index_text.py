@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from deja.index import SCHEMA_VERSION
 from deja.query import History, SearchQuery
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 from tests.test_index import compact
@@ -172,9 +173,9 @@ def test_a_schema_1_index_keeps_its_compacted_text(tmp_path: Path, store: Path) 
     history.close()
     upgraded = History(home=home, root=store)
     try:
-        assert (
-            upgraded.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
-        )
+        assert upgraded.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[
+            0
+        ] == str(SCHEMA_VERSION)
         consistent(upgraded.db)
         hits = upgraded.search(SearchQuery("flakyError")).hits  # only the old index held it
         assert [(hit.role, hit.compacted) for hit in hits] == [("command", True)]

@@ -60,7 +60,7 @@ def test_worker_pass_gives_the_same_index(tmp_path: Path, monkeypatch: pytest.Mo
     parallel = History(home=tmp_path / "parallel", root=store)
     try:
         report = parallel.refresh()
-        assert pools == [1] and report.read == 13 and len(report.errors) == 1
+        assert pools == [2] and report.read == 13 and len(report.errors) == 1
         assert dump(parallel.db) == dump(serial.db)
         for words in ("retryBudget", "flaky 7", "failed"):
             query = SearchQuery(words, limit=50)
@@ -76,7 +76,7 @@ def test_small_passes_and_single_cores_read_in_process(monkeypatch: pytest.Monke
     big = [SessionRef("a", None, None, size=reader_pool.PARALLEL_MIN_BYTES + 1)]
     small = [SessionRef("a", None, None, size=1_000)]
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
-    assert (reader_pool.workers_for(big), reader_pool.workers_for(small)) == (1, 0)
+    assert (reader_pool.workers_for(big), reader_pool.workers_for(small)) == (2, 0)
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 1)
     assert reader_pool.workers_for(big) == 0
 

@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent / "server"), str(HERE.parent.parent)]
 
 from bench.recall.store import Question, make_recall_store  # noqa: E402
+from deja.index.pack import register  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 from deja.semantic import model as semantic_model  # noqa: E402
 
@@ -89,6 +90,7 @@ def history_rows(history: History, roles: Sequence[str]) -> list[tuple[str, str]
     import sqlite3
 
     db = sqlite3.connect(history.home / "index.sqlite3")
+    register(db)  # the records' text is read through `unpack` (index/pack.py)
     marks = ",".join("?" * len(roles))
     rows = db.execute(
         "SELECT r.session_id, f.body FROM records r JOIN records_fts f ON f.rowid = r.id"

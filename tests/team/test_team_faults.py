@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 
 from deja.index.exclude import ExcludeList
+from deja.index.pack import register
 from deja.team.local import session_records, shared_sessions
 from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, session_doc, user, write_session
@@ -38,6 +39,7 @@ SESSIONS_DUMP = (
 
 def _index_dump(member: Member) -> str:
     with sqlite3.connect(member.root / "home" / "index.sqlite3") as db:
+        register(db)  # the records' text is read through `unpack` (index/pack.py)
         rows = [
             *db.execute("SELECT * FROM sessions ORDER BY id"),
             *db.execute("SELECT * FROM records ORDER BY id"),
@@ -222,6 +224,7 @@ def test_server_restarted_mid_push_is_one_line_and_the_next_push_completes(
     assert "pushed" in alice.ok("team", "push")
     total = int(pg.psql("SELECT count(*) FROM deja_records", database=team_db))
     with sqlite3.connect(alice.root / "home" / "index.sqlite3") as db:
+        register(db)
         shared = shared_sessions(db, ["/"], ExcludeList())
         local = sum(len(session_records(db, session)) for session in shared)
     assert total == local > 500

@@ -6,13 +6,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from deja.continue_store import Item, Record, Session
+from deja.continue_store import Item, Session
 from deja.continue_store.parse import title_from_message
 
-from .. import jsonlib
 from .forks import unlink_forgotten
-from .text import BODY_SQL
-from .tokens import identifier_parts
+from .rows import RecordRow
 from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100
@@ -28,48 +26,29 @@ def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
     return new[0].is_summary or len(new) < len(old)
 
 
-def _hunks_json(record: Record) -> str | None:
-    if not record.hunks:
-        return None
-    return jsonlib.dumps([[hunk.replaced, hunk.written] for hunk in record.hunks]).decode()
-
-
 def _insert_records(
-    db: sqlite3.Connection, session: Session, base: int, times: dict[int, float]
+    db: sqlite3.Connection,
+    session: Session,
+    rows: Sequence[RecordRow],
+    base: int,
+    times: dict[int, float],
 ) -> None:
     # Ids are given here (the caller holds the write lock) so both tables take one batch each.
+    # The rest of each row was made before (rows.py), in the reader worker for a large pass.
     first = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
-    rows = []
-    texts = []
-    for offset, record in enumerate(session.records):
-        parts = identifier_parts(record.text)
-        rows.append(
-            {
-                "id": first + offset,
-                "session_id": session.id,
-                "turn": base + record.turn,
-                "role": record.role,
-                "time": times[base + record.turn],
-                "tool": record.tool,
-                "status": record.status,
-                "path": record.path,
-                "exit_code": record.exit_code,
-                "output": record.output,
-                "args": record.args,
-                "hunks": _hunks_json(record),
-                "body": record.text,
-                "parts": parts,
-            }
-        )
-        texts.append((first + offset, record.text, parts))
     db.executemany(
         "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
-        " output, args, hunks, body, parts) VALUES (:id, :session_id, :turn, :role, :time,"
-        f" :tool, :status, :path, :exit_code, :output, :args, :hunks, {BODY_SQL}, :parts)",
-        rows,
+        " output, args, hunks, body, parts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (first + offset, session.id, base + row[0], row[1], times[base + row[0]], *row[2:11])
+            for offset, row in enumerate(rows)
+        ],
     )
     # External content (schema.py): this writes the FTS index only.
-    db.executemany("INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)", texts)
+    db.executemany(
+        "INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)",
+        [(first + offset, row[11], row[10]) for offset, row in enumerate(rows)],
+    )
 
 
 def _delete_live(db: sqlite3.Connection, session_id: str) -> None:
@@ -105,10 +84,12 @@ def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:
     return (texts[0], texts[-1]) if texts else ("", "")
 
 
-def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
-    """Replace the session's live records; returns how many turns were newly kept from
-    compaction, or None when the file was rewritten with nothing new (only its stat is updated).
-    The caller owns the transaction."""
+def ingest_session(
+    db: sqlite3.Connection, session: Session, rows: Sequence[RecordRow]
+) -> int | None:
+    """Replace the session's live records with `rows` (its records made into rows: `rows.py`);
+    returns how many turns were newly kept from compaction, or None when the file was rewritten
+    with nothing new (only its stat is updated). The caller owns the transaction."""
     row = db.execute(
         "SELECT base_turn, kept_items, title, workspace, last_active, size FROM sessions"
         " WHERE id = ?",
@@ -147,7 +128,7 @@ def ingest_session(db: sqlite3.Connection, session: Session) -> int | None:
             for item in session.items
         ],
     )
-    _insert_records(db, session, base, turn_times(session, base, seen))
+    _insert_records(db, session, rows, base, turn_times(session, base, seen))
     _upsert_session(db, session, kept, base)
     return newly_kept
 

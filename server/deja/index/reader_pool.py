@@ -1,12 +1,17 @@
-"""Reading a large pass's files in a worker process while this one writes the index.
+"""Reading a large pass's files in worker processes while this one writes the index.
 
-Parsing, redacting and building records is about half of a cold pass's CPU, SQLite and the
-identifier splitter the other half: one worker reads ahead while the writer ingests. A worker
-costs a fresh interpreter (`spawn`: the same on every system, no fork of a process holding an
-open database) and pickling each session back, so only a pass with more than
-`PARALLEL_MIN_BYTES` to read on a machine with more than one core uses it. At most `_AHEAD`
-sessions are read ahead of the writer, which bounds memory. The index is the same either way
-(`tests/test_reader_pool.py`)."""
+Parsing, redacting, building records and making them into rows (`rows.py`: identifier parts,
+hunks JSON, the stored body) is done by `READERS` workers reading ahead while the writer runs
+SQL. With the rows made there, reading is the larger half of a cold pass's CPU (1 GB store:
+about 9 s of reading to 6.5 s of writing), so one worker left the writer waiting: two share
+it (1 GB store, busy 2-core machine, four pairs: wall 0.82-1.15x, median 0.87x). A worker costs a
+fresh interpreter (`spawn`: the same on every system, no fork of a process holding an open
+database) and pickling each session back, so only a pass with more than `PARALLEL_MIN_BYTES`
+to read on a machine with more than one core uses them. At most `_AHEAD` sessions are read
+ahead of the writer, which bounds memory. The index is the same either way
+(`tests/test_reader_pool.py`), but for the order of the words in a record's `parts`, which
+follows the string hashing and the splitter's caches of the process that made it (each worker
+sees half of the sessions): the same words, so the same searches match."""
 
 from __future__ import annotations
 
@@ -16,27 +21,31 @@ from collections.abc import Generator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from deja.continue_store import SessionRead, SessionRef, read_session
+from deja.continue_store import SessionRef
+
+from .rows import PreparedRead, read_prepared
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+READERS = 2
 _AHEAD = 8
 
 
 def workers_for(todo: Sequence[SessionRef]) -> int:
     """How many worker processes a pass over `todo` reads with (0: in this process)."""
-    if (os.cpu_count() or 1) < 2 or sum(ref.size for ref in todo) <= PARALLEL_MIN_BYTES:
+    cores = os.cpu_count() or 1
+    if cores < 2 or sum(ref.size for ref in todo) <= PARALLEL_MIN_BYTES:
         return 0
-    return 1
+    return min(READERS, cores)
 
 
 def read_all(
     todo: Sequence[SessionRef], *, redact_secrets: bool, max_bytes: int, workers: int
-) -> Generator[SessionRead, None, None]:
-    """Each session of `todo` read, in order."""
-    read = partial(read_session, redact_secrets=redact_secrets, max_bytes=max_bytes)
+) -> Generator[PreparedRead, None, None]:
+    """Each session of `todo` read and made into rows, in order."""
+    read = partial(read_prepared, redact_secrets=redact_secrets, max_bytes=max_bytes)
     if workers <= 0:
         yield from map(read, todo)
         return
@@ -49,7 +58,7 @@ def read_all(
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     done = 0
     try:
-        pending: deque[Future[SessionRead]] = deque()
+        pending: deque[Future[PreparedRead]] = deque()
         for ref in todo:
             pending.append(pool.submit(read, ref))
             if len(pending) >= _AHEAD:

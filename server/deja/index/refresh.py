@@ -3,25 +3,28 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja import settings
-from deja.continue_store import Diagnostic, SessionRead, SessionRef
+from deja.continue_store import Diagnostic, SessionRef
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
 
 from .batch import CommitBatch
+from .bulk import large_pass
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
 from .reader_pool import read_all, workers_for
 from .refusal import StoreRefusal, store_refusal
+from .rows import PreparedRead
 from .store_stamp import RACY_WINDOW_NS, listing_time, stamp_of
 from .store_stamp import record as record_stamp
 from .store_stamp import recorded as recorded_stamp
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 # A session's size, mtime and deleted flag as the index holds them.
 Known = dict[str, tuple[int, int, int]]
+_REMEMBER_UNREADABLE = "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)"
 
 
 @dataclass(slots=True)
@@ -92,16 +96,19 @@ def run_pass(
                 for f in changed
             ]
         batch = CommitBatch(index.db)
-        try:
-            workers = workers_for(todo)
-            reads = read_all(todo, redact_secrets=redact, max_bytes=cap, workers=workers)
-            with closing(reads):  # a failed write stops the worker too
-                for done, (ref, read) in enumerate(zip(todo, reads, strict=True), 1):
-                    _refresh_one(batch, ref, read, dead_workspaces, exclude, report, embed=embed)
-                    if progress:
-                        progress(done, len(todo))
-        finally:
-            batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
+        with large_pass(index.db, todo):
+            try:
+                workers = workers_for(todo)
+                reads = read_all(todo, redact_secrets=redact, max_bytes=cap, workers=workers)
+                with closing(reads):  # a failed write stops the worker too
+                    for done, (ref, read) in enumerate(zip(todo, reads, strict=True), 1):
+                        _refresh_one(
+                            batch, ref, read, dead_workspaces, exclude, report, embed=embed
+                        )
+                        if progress:
+                            progress(done, len(todo))
+            finally:
+                batch.commit()  # only whole sessions are pending (a cancelled pass keeps them)
         _mark_gone(index, known, present, only, report)
         if report.changed_ids or not forks_derived(index.db):
             with index.transaction() as db:
@@ -221,7 +228,7 @@ def _apply_exclude_list(index: Index, report: PassReport) -> ExcludeList:
 def _refresh_one(
     batch: CommitBatch,
     ref: SessionRef,
-    read: SessionRead,
+    prepared: PreparedRead,
     dead_workspaces: list[str],
     exclude: ExcludeList,
     report: PassReport,
@@ -229,45 +236,44 @@ def _refresh_one(
     embed: bool,
 ) -> None:
     report.read += 1
+    read = prepared.read
     if read.session is None:
         report.errors.extend(read.diagnostics)
         if read.diagnostics and time.time_ns() - ref.mtime_ns >= RACY_WINDOW_NS:
             # Not being written right now: leave it alone until the file changes.
-            with batch.session() as db:
-                db.execute(
-                    "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)",
-                    (
-                        ref.id,
-                        ref.size,
-                        ref.mtime_ns,
-                        read.diagnostics[0].path,
-                        read.diagnostics[0].message,
-                    ),
-                )
+            unreadable = (ref.id, ref.size, ref.mtime_ns, *astuple(read.diagnostics[0]))
+            batch.write(lambda db: db.execute(_REMEMBER_UNREADABLE, unreadable))
         return
     report.notes.extend(read.diagnostics)
     session = read.session
     if any(workspace_contains(dead, session.workspace) for dead in dead_workspaces):
-        with batch.session() as db:
-            bury(db, SWEPT, session.id)
+        batch.write(lambda db: bury(db, SWEPT, session.id))
         return
     if exclude.excludes(session.workspace):
-        with batch.session() as db:
+
+        def keep_out(db: sqlite3.Connection) -> None:
             forget_session(db, session.id)
             db.execute(
                 "INSERT OR REPLACE INTO excluded VALUES (?,?,?)",
                 (session.id, session.size, session.mtime_ns),
             )
+
+        batch.write(keep_out)
         return
-    with batch.session() as db:
+    # Written just now: a second write in the same mtime tick with the same size would look
+    # unchanged, so the next pass reads it again. (Decided once: a batch may write it twice.)
+    racy = time.time_ns() - session.mtime_ns < RACY_WINDOW_NS
+
+    def ingest(db: sqlite3.Connection) -> int | None:
         db.execute("DELETE FROM unreadable WHERE id = ?", (session.id,))
-        kept = ingest_session(db, session)
+        kept = ingest_session(db, session, prepared.rows)
         if kept is not None:
             vectors.after_ingest(db, session.id, embed)
-        if time.time_ns() - session.mtime_ns < RACY_WINDOW_NS:
-            # Written just now: a second write in the same mtime tick with the same size
-            # would look unchanged, so the next pass reads it again.
+        if racy:
             db.execute("UPDATE sessions SET mtime_ns = -1 WHERE id = ?", (session.id,))
+        return kept
+
+    kept = batch.write(ingest)
     if kept is not None:
         report.kept += kept
         report.changed += 1

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from deja import settings
 
-from .text import derived_body
+from . import pack
+from .text import VIEW_BODY_SQL
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_NAME = "index.sqlite3"
 BUSY_TIMEOUT_MS = 30_000
 
@@ -48,7 +49,9 @@ CREATE TABLE IF NOT EXISTS items (
     compacted INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (session_id, turn)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS items_fingerprint ON items(fingerprint);
+-- a fork's copy starts at its parent's first item or at a compaction summary (forks.py): only
+-- those are looked up by fingerprint (schema 2 indexed every item's: 6 MB of a 1 GB store's)
+CREATE INDEX IF NOT EXISTS items_opening ON items(fingerprint) WHERE turn = 0 OR is_summary = 1;
 -- a fork's turns before fork_turn are a copy of its parent's from parent_turn (index/forks.py)
 CREATE TABLE IF NOT EXISTS forks (
     session_id TEXT PRIMARY KEY,
@@ -76,7 +79,8 @@ CREATE TABLE IF NOT EXISTS records (
     args TEXT,
     hunks TEXT,
     compacted INTEGER NOT NULL DEFAULT 0,
-    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py)
+    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py);
+    -- output, hunks and body hold long text packed (a BLOB: pack.py), read through `unpack`
     body TEXT,
     -- the extra tokens that make code identifiers searchable by their pieces (parseConfig →
     -- parse config)
@@ -112,9 +116,11 @@ CREATE TABLE IF NOT EXISTS tombstones (
 # What FTS5 indexes, with the text kept once: `records_fts` is an external-content table over
 # `record_texts` (a command's text is its command line and output, already in `records`).
 # Created only on an index of the current schema: an older one is upgraded first (recovery.py).
-TEXT_DDL = f"""
+VIEW_DDL = f"""
 CREATE VIEW IF NOT EXISTS record_texts AS
-    SELECT id, coalesce(body, {derived_body()}) AS body, parts FROM records;
+    SELECT id, {VIEW_BODY_SQL} AS body, parts FROM records;
+"""
+TEXT_DDL = f"""{VIEW_DDL}
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
     body, parts, content = 'record_texts', content_rowid = 'id',
     tokenize = "unicode61 remove_diacritics 2"
@@ -138,7 +144,7 @@ def prepare_home(home: Path) -> None:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating 0600) with WAL, a busy timeout, and the schema in place."""
+    """Open (creating 0600) with WAL, a busy timeout, the schema in place and `unpack`."""
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
@@ -146,6 +152,7 @@ def connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
+    pack.register(db)
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA journal_mode = WAL")

@@ -2,12 +2,22 @@
 a tool call's its name, arguments and output, a read's the tool and the path, an edit's the
 tool, the path, its hunks and its output: `records` holds those columns already, so
 `records.body` stays NULL for them and the view `record_texts` (schema.py) makes the text from
-the columns. Whether a record's text is made that way is decided by SQLite itself at insert
-time (`BODY_SQL` compares the expression with the text; an edit of many hunks, or one whose
-text was clipped, keeps its own), so the view gives back exactly what FTS5 indexed: an
-external-content table's delete reads it again."""
+the columns. Whether a record's text is made that way is decided when its row is made
+(`rows.py`) by `made_text`, the view's rule in Python (`derived_body` is its SQL;
+`tests/test_rows.py` holds the two equal), so the view gives back exactly what FTS5 indexed: an
+external-content table's delete reads it again. An edit of many hunks, or one whose text was
+clipped, keeps its own. Long outputs, hunks and texts are stored packed (pack.py): the view
+reads them through `unpack`."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .pack import as_text
+
+if TYPE_CHECKING:  # the search path loads this module (schema.py), not the reader's types
+    from deja.continue_store import Hunk
 
 # Edits of up to this many hunks have their text made (most have one; a MultiEdit a few).
 _MADE_HUNKS = 4
@@ -29,11 +39,13 @@ def _edit_body(tool: str, path: str, hunks: str, output: str) -> str:
     )
 
 
-def derived_body(prefix: str = "") -> str:
+def derived_body(prefix: str = "", packed: bool = True) -> str:
     """The SQL expression of a record's text from its other columns (NULL for roles that have
-    none): `prefix` is how the columns are named (`:` for an insert's named parameters)."""
-    role, tool, args, output, path, hunks = (
-        f"{prefix}{name}" for name in ("role", "tool", "args", "output", "path", "hunks")
+    none): `prefix` is how the columns are named (`:` for an insert's named parameters), and
+    `packed` whether output and hunks are read as stored (through `unpack`) or are texts."""
+    role, tool, args, path = (f"{prefix}{name}" for name in ("role", "tool", "args", "path"))
+    output, hunks = (
+        as_text(f"{prefix}{name}") if packed else f"{prefix}{name}" for name in ("output", "hunks")
     )
     return (
         f"CASE {role} WHEN 'command' THEN {args} || char(10) || {output}"
@@ -43,5 +55,31 @@ def derived_body(prefix: str = "") -> str:
     )
 
 
-# The value stored in `records.body` on insert: NULL when the view makes the same text.
-BODY_SQL = f"CASE WHEN {derived_body(':')} IS :body THEN NULL ELSE :body END"
+# What the view gives: the record's own text, else the one made from its columns.
+VIEW_BODY_SQL = f"coalesce({as_text('body')}, {derived_body()})"
+
+
+def made_text(
+    role: str,
+    tool: str | None,
+    args: str | None,
+    output: str | None,
+    path: str | None,
+    hunks: Sequence[Hunk],
+) -> str | None:
+    """What `derived_body` gives for a record's columns (`hunks` as `rows.hunks_json` stores
+    them; None where SQL gives NULL), computed where the rows are made: SQLite evaluating it in
+    the insert (nine `json_extract`s of an edit's hunks) cost the writer's time."""
+    if role == "command":
+        return None if args is None or output is None else f"{args}\n{output}"
+    if role == "tool":
+        return None if None in (tool, args, output) else f"{tool} {args}\n{output}"
+    if role == "read":
+        return None if tool is None or path is None else f"{tool} {path}"
+    if role != "edit" or len(hunks) > _MADE_HUNKS or None in (tool, path, output):
+        return None
+    sides = [side for hunk in hunks for side in (hunk.replaced, hunk.written) if side]
+    if any("\0" in side for side in sides):
+        return None  # SQLite's json_extract cuts a string at an escaped NUL: keep the text
+    made = "\n".join(sides)
+    return f"{tool} {path}\n{made}\n{output}".rstrip("\n")

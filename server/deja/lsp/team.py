@@ -14,6 +14,7 @@ from typing import Any
 
 from deja import settings
 from deja.errors import DejaError
+from deja.index.pack import register
 from deja.index.schema import DB_NAME
 from deja.query import SearchQuery
 from deja.wire import team_hit_json
@@ -106,6 +107,7 @@ class TeamPusher:
             from deja.team.push import push
 
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            register(db)  # the view of the records' text reads through `unpack`
             try:
                 report = push(db, load_config(), load_exclude_list())
             finally:

@@ -102,7 +102,7 @@ def file_history(db: sqlite3.Connection, paths: list[str], *, limit: int = 200) 
     cursor = named(db)
     rows = cursor.execute(
         "SELECT r.session_id, s.title, s.workspace, r.turn, r.time, r.role, r.tool, r.status,"
-        " r.path, r.compacted, r.hunks,"
+        " r.path, r.compacted, unpack(r.hunks) AS hunks,"
         " (SELECT f.body FROM records u JOIN records_fts f ON f.rowid = u.id"
         "  WHERE u.session_id = r.session_id AND u.role = 'user' AND u.turn <= r.turn"
         "  ORDER BY u.turn DESC LIMIT 1) AS request"

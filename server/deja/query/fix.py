@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.index.forks import own_records
+from deja.index.pack import as_text
 
 from .error_signature import Signature, signature
 from .rows import named
@@ -195,12 +196,12 @@ def _candidates(
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
     heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
-    text = "lower(coalesce(r.output, r.status, ''))"
+    text = f"lower(coalesce({as_text('r.output')}, r.status, ''))"
     words = " OR ".join(f"instr({text}, ?) > 0" for _ in heavy) or "1"
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
     rows = named(db).execute(
         "SELECT r.id, r.turn, r.time, r.role, r.tool, r.status, r.path, r.exit_code, r.args,"
-        " r.output, r.session_id, s.title, s.workspace, s.project FROM records r"
+        " unpack(r.output) AS output, r.session_id, s.title, s.workspace, s.project FROM records r"
         " JOIN sessions s ON s.id = r.session_id"
         f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) AND {own_records('r')} {where}"
         " ORDER BY r.session_id, r.turn, r.id",
@@ -213,7 +214,7 @@ def _session_records(db: sqlite3.Connection, session_id: str) -> list[_Row]:
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
     rows = named(db).execute(
         "SELECT id, turn, time, role, tool, status, path, exit_code, args,"
-        f" CASE WHEN {_FAILED} THEN output END AS output FROM records r"
+        f" CASE WHEN {_FAILED} THEN unpack(output) END AS output FROM records r"
         f" WHERE session_id = ? AND role IN ({roles}) ORDER BY turn, id",
         (session_id,),
     )

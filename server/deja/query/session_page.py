@@ -119,7 +119,7 @@ def session_page(
     by_turn: dict[int, PageTurn] = {}
     for row in named(db).execute(
         "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
-        " r.output, r.args, r.hunks, r.compacted FROM records r"
+        " unpack(r.output) AS output, r.args, unpack(r.hunks) AS hunks, r.compacted FROM records r"
         " JOIN records_fts f ON f.rowid = r.id"
         " WHERE r.session_id = ? AND r.turn BETWEEN ? AND ? ORDER BY r.turn, r.id",
         (session_id, shown[0], shown[-1]),

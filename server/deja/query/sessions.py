@@ -223,7 +223,7 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
         params.append(turn)  # type: ignore[arg-type]
     for row in named(db).execute(
         "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
-        " r.output, r.args, r.hunks, r.compacted FROM records r"
+        " unpack(r.output) AS output, r.args, unpack(r.hunks) AS hunks, r.compacted FROM records r"
         " JOIN records_fts f ON f.rowid = r.id"
         f" WHERE {where} ORDER BY r.turn, r.id",
         params,

@@ -99,8 +99,8 @@ def load_outputs(db: sqlite3.Connection, session_id: str, turns: Sequence[int]) 
     if not turns:
         return {}
     rows = named(db).execute(
-        "SELECT id, output FROM records WHERE session_id = ? AND output IS NOT NULL"
-        f" AND turn IN ({','.join('?' * len(turns))})",
+        "SELECT id, unpack(output) AS output FROM records WHERE session_id = ?"
+        f" AND output IS NOT NULL AND turn IN ({','.join('?' * len(turns))})",
         [session_id, *turns],
     )
     return {int(row["id"]): str(row["output"]) for row in rows}
