@@ -56,3 +56,18 @@ def test_words_joined_by_or_rank_every_match(history: History) -> None:
     # The oldest session's number is in it alone: BM25 over every match puts it first.
     oldest = by_age(history)[-1]
     assert sessions(history, SearchQuery(f"deadlock OR {oldest[1:]}", limit=1)) == [oldest]
+
+
+def test_fewer_matches_than_the_bound_are_counted_by_the_floor_walk_exactly(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranked, "RANKED_MATCHES", 50)  # all 6 matches ranked; a page of 2 is full
+    assert history.search(SearchQuery("deadlock", limit=2)).total == 6
+    assert history.search(SearchQuery("deadlock", role="user", limit=2)).total == 6
+    # A fork's copy of its parent's turns is left out of hits and total alike, though FTS5
+    # alone counts it.
+    newest = by_age(history)[0]
+    history.db.execute("INSERT INTO forks VALUES (?, 'elsewhere', 1, 0)", (newest,))
+    result = history.search(SearchQuery("deadlock", limit=2))
+    assert result.total == 5 and newest not in sessions(history, SearchQuery("deadlock"))
+    assert history.search(SearchQuery("deadlock", role="user", limit=2)).total == 5
