@@ -147,3 +147,20 @@ def messages(output: bytes) -> list[dict[str, Any]]:
         found.append(json.loads(rest[:length]))
         output = rest[length:]
     return found
+
+
+def test_a_message_far_over_the_stream_limit_is_read_whole_from_a_pipe(tmp_path: Path) -> None:
+    """The loop's stream pauses the pipe past twice its limit; a 1 MB body still comes whole."""
+    padding = "é" * 500_000  # 1 MB of UTF-8
+    requests = (
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+        + frame({"jsonrpc": "2.0", "id": 2, "method": "deja/nothing", "params": {"p": padding}})
+        + frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+        + frame({"jsonrpc": "2.0", "method": "exit"})
+    )
+    env = {**os.environ, "DEJA_HOME": str(tmp_path / "home")}
+    done = subprocess.run(SERVER, input=requests, capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    answered = {body["id"]: body for body in messages(done.stdout) if "id" in body}
+    assert answered[2]["error"]["code"] == -32601  # read whole and parsed: no such method
+    assert answered[3]["result"] is None
