@@ -3,7 +3,7 @@
 In: stdin is read by the event loop itself. pygls reads each header line and each body on a
 worker thread (four thread hand-offs a message, each a wait for the GIL and a wake-up of the
 loop); here one readable pipe wakes the loop once and the message is taken from its buffer.
-A stdin the loop cannot watch (a regular file) is read pygls' way.
+A stdin the loop cannot watch (a regular file; any stdin on Windows) is read pygls' way.
 
 Out: a message is encoded by orjson in one call. pygls has cattrs unstructure the whole message
 first, every hit and string of a `deja/*` result included, then `json.dumps` it; here only the
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -62,12 +63,15 @@ async def read_messages(server: JsonRPCServer, stdin: BinaryIO, stop: threading.
     """pygls' message loop over stdin, read by the event loop when it can watch it."""
     loop = asyncio.get_running_loop()
     stream = asyncio.StreamReader(limit=MAX_HEADER_LINE)
-    reader: PipeReader | StdinAsyncReader
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), stdin)
-        reader = PipeReader(stream)
-    except (ValueError, OSError, NotImplementedError):  # a regular file, or no pipe support
-        reader = StdinAsyncReader(stdin, server.thread_pool)
+    reader: PipeReader | StdinAsyncReader = StdinAsyncReader(stdin, server.thread_pool)
+    # Windows' proactor loop reads only pipes opened for overlapped I/O, which an inherited
+    # stdin need not be: there, pygls' way.
+    if os.name != "nt":
+        try:
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), stdin)
+            reader = PipeReader(stream)
+        except (ValueError, OSError):  # a regular file: pygls' way
+            pass
     await run_async(
         stop_event=stop,
         reader=reader,
