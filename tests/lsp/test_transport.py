@@ -1,7 +1,7 @@
 """The sidecar's side of the wire (`deja.lsp.transport`): what it writes is what pygls' own
-encoder would have written, as JSON, framed by its byte length; what orjson cannot encode goes
-pygls' way; stdin read by the loop drops an over-long header line and ends at EOF; a stdin the
-loop cannot watch (a regular file) is still served."""
+encoder would have written, as JSON, framed by its byte length, with orjson or without; what
+`deja.jsonlib` cannot encode goes pygls' way; stdin read by the loop drops an over-long header
+line and ends at EOF; a stdin the loop cannot watch (a regular file) is still served."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
+from deja import jsonlib
 from deja.lsp import transport
 from deja.lsp.server import create_server
 from tests.lsp.conftest import SERVER
@@ -61,7 +62,7 @@ MESSAGES = [
     JsonRPCResponseMessage(
         id=2,
         jsonrpc="2.0",
-        result={"hits": [{"title": "naïve ✓", "score": 4.21, "highlights": [[0, 3]]}], 3: (1, 2)},
+        result={"hits": [{"title": "naïve ✓", "score": 4.21, "highlights": [[0, 3]]}], "t": (1, 2)},
     ),
     JsonRPCNotification(method="deja/indexChanged", jsonrpc="2.0", params={"sessions": ["x"]}),
     JsonRPCRequestMessage(id="r", method="workspace/codeLens/refresh", jsonrpc="2.0", params=None),
@@ -87,17 +88,19 @@ def test_plain_results_go_through_orjson_in_utf8() -> None:
 
 
 @pytest.mark.parametrize(
-    "result", [{"count": 2**70}, {"title": "half a pair: \ud800"}], ids=["big int", "surrogate"]
+    "result",
+    [{"count": 2**70}, {"title": "half a pair: \ud800"}, {3: "a key that is not a string"}],
+    ids=["big int", "surrogate", "int key"],
 )
 def test_what_orjson_refuses_goes_pygls_way(result: dict[str, Any]) -> None:
     message = JsonRPCResponseMessage(id=4, jsonrpc="2.0", result=result)
     assert transport.encoded(message, lambda value: value) is None
     _, body = sent(message)
-    assert json.loads(body)["result"] == result
+    assert json.loads(body) == pygls_json(message)
 
 
-def test_without_orjson_everything_goes_pygls_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transport, "orjson", None)
+def test_without_orjson_the_json_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonlib, "orjson", None)  # the universal VS Code package
     for message in MESSAGES:
         _, body = sent(message)
         assert json.loads(body) == pygls_json(message)

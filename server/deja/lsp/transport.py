@@ -5,11 +5,11 @@ worker thread (four thread hand-offs a message, each a wait for the GIL and a wa
 loop); here one readable pipe wakes the loop once and the message is taken from its buffer.
 A stdin the loop cannot watch (a regular file; any stdin on Windows) is read pygls' way.
 
-Out: a message is encoded by orjson in one call. pygls has cattrs unstructure the whole message
-first, every hit and string of a `deja/*` result included, then `json.dumps` it; here only the
-message's envelope and its LSP types are unstructured (by the same converter), plain results
-go as they are. What orjson refuses (an integer over 64 bits, a lone surrogate) goes pygls'
-way, and so does everything when orjson is not installed (the universal VS Code package).
+Out: a message is encoded by `deja.jsonlib` (orjson when installed) in one call. pygls has
+cattrs unstructure the whole message first, every hit and string of a `deja/*` result included,
+then `json.dumps` it; here only LSP types are unstructured (by the same converter), plain
+results go as they are. What jsonlib refuses (an integer over 64 bits, a lone surrogate, a
+key that is not a string) goes pygls' way.
 """
 
 from __future__ import annotations
@@ -26,10 +26,7 @@ from pygls.io_ import StdinAsyncReader, run_async
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.server import JsonRPCServer
 
-try:
-    import orjson
-except ImportError:  # the universal VS Code package
-    orjson = None  # type: ignore[assignment]
+from deja import jsonlib
 
 logger = logging.getLogger("deja.lsp")
 # pygls' generic messages (every response, custom requests and notifications): their fields as
@@ -82,15 +79,22 @@ async def read_messages(server: JsonRPCServer, stdin: BinaryIO, stop: threading.
 
 
 def encoded(data: Any, unstructure: Callable[[Any], Any]) -> bytes | None:
-    """The message as JSON bytes, or None when orjson cannot (or is not there to) encode it."""
-    if orjson is None:
-        return None
+    """The message as JSON bytes, or None when `deja.jsonlib` cannot encode it."""
     if isinstance(data, ENVELOPES):
-        data = attrs.asdict(data, recurse=False)
+        fields = attrs.asdict(data, recurse=False)
+        value = {name: lsp_json(field, unstructure) for name, field in fields.items()}
+    else:
+        value = lsp_json(data, unstructure)
     try:
-        return orjson.dumps(data, default=unstructure, option=orjson.OPT_NON_STR_KEYS)
-    except TypeError:  # orjson.JSONEncodeError: pygls' encoder says what is wrong
+        return jsonlib.dumps(value)
+    except TypeError:  # pygls' encoder says what is wrong
         return None
+
+
+def lsp_json(value: Any, unstructure: Callable[[Any], Any]) -> Any:
+    """An LSP type (`types.Hover`, a typed notification) as pygls' converter writes it; plain
+    JSON as it is."""
+    return unstructure(value) if attrs.has(type(value)) else value
 
 
 def framed(body: bytes, content_type: str, charset: str) -> bytes:
