@@ -119,7 +119,6 @@ MALFORMED: list[tuple[str, Any]] = [
     ("deja/search", {"query": "x", "scope": 1}),
     ("deja/search", {"query": "x", "role": ["edit"]}),
     ("deja/search", {"query": "x", "file": 3}),
-    ("deja/search", {"query": "x", "type_name": 5}),
     ("deja/search", {"query": {"jsonrpc": "2.0", "id": 1, "method": "deja/search"}}),
     ("deja/sessions", {"limit": "ten"}),
     ("deja/sessions", [1]),
@@ -160,6 +159,10 @@ async def test_the_server_still_answers_and_its_stderr_has_no_traceback(
     client.notify("textDocument/didOpen", {"textDocument": {"uri": 7}})
     found = await client.request("deja/search", {"query": "parse_config", "scope": "all"})
     assert found["result"]["hits"]
+    # Custom params reach the handler as sent: pygls' own hook made a namedtuple class of them,
+    # named by a `type_name` member (5 failed) and renaming members that are not identifiers.
+    odd = {"query": "parse_config", "scope": "all", "type_name": 5, "not-an-identifier": 1}
+    assert (await client.request("deja/search", odd))["result"] == found["result"]
     # JSON-RPC lets a request leave out `params`: the same as `{}`.
     listed = await client.request("deja/sessions")
     assert [session["id"] for session in listed["result"]["sessions"]] == [EDIT_SESSION]

@@ -7,11 +7,16 @@ and reports through `indexing.SidecarListener`, which calls back here on the loo
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
+import threading
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcException, PyglsError
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -23,12 +28,14 @@ from deja.query import History, Scope, ScopeChoice
 from .documents import FileView, FileViews, build_view, read_document
 from .errors import RequestError
 from .options import ServerOptions
+from .transport import read_messages
 
 OPEN_TIMEOUT_S = 60.0
 # How often a request waiting for the index to open looks again.
 OPEN_POLL_S = 0.02
 INDEX_CHANGED = "deja/indexChanged"
 STORE_STATUS = "deja/storeStatus"
+logger = logging.getLogger("deja.lsp")
 
 
 class IndexNotOpen(RequestError):
@@ -138,6 +145,21 @@ class DejaServer(LanguageServer):
             document.version,
             lambda previous: build_view(history, uri, path, document.source, codec, previous),
         )
+
+    def _start_io_async(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    ) -> None:
+        """pygls' stdio server, with stdin read by the event loop (`transport.read_messages`)."""
+        self._stop_event = stop = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(read_messages(self, stdin or sys.stdin.buffer, stop))
+        except BrokenPipeError:
+            logger.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def shutdown(self) -> None:
         """The transport closed: stop indexing too."""

@@ -1,6 +1,7 @@
 """Parameters of custom requests and command arguments: typed, with a clear message when wrong.
 
-pygls hands custom-request params over as namedtuples; they are turned back into plain data."""
+Custom requests' params arrive as plain JSON (`protocol.strict_converter`); namedtuples, pygls'
+default form of JSON objects in messages of no LSP type, are turned back into plain data."""
 
 from __future__ import annotations
 
