@@ -110,3 +110,34 @@ def test_a_worker_that_dies_leaves_the_rest_read_in_process(
         assert len(history.search(SearchQuery("retryBudget", limit=50)).hits) == 24
     finally:
         history.close()
+
+
+UNGUARDED = """
+import os, sys
+from pathlib import Path
+sys.path[:0] = [{server!r}]
+from deja.index import reader_pool
+from deja.query import History
+reader_pool.PARALLEL_MIN_BYTES = 0
+os.cpu_count = lambda: 2
+report = History(home=Path({home!r}), root=Path({store!r})).refresh()
+print(report.read, report.changed)
+"""
+
+
+def test_a_script_without_a_main_guard_still_indexes(tmp_path: Path) -> None:
+    """`spawn` re-runs the script in each worker; the worker's pass is refused at once (it would
+    wait on the parent's writer lock) and the parent reads in process."""
+    import subprocess
+    import sys
+
+    store = store_of(tmp_path / "continue")
+    script = tmp_path / "unguarded.py"
+    server = str(Path(reader_pool.__file__).resolve().parents[2])
+    script.write_text(UNGUARDED.format(server=server, home=str(tmp_path / "h"), store=str(store)))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "13 12"
+    assert "needs `if __name__" in done.stderr

@@ -16,6 +16,7 @@ sees half of the sessions): the same words, so the same searches match."""
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from collections.abc import Generator, Sequence
 from functools import partial
@@ -31,6 +32,14 @@ if TYPE_CHECKING:
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 READERS = 2
 _AHEAD = 8
+
+
+def starting_worker() -> bool:
+    """True while this process is a worker being started, re-running its parent's main script
+    (one without an `if __name__ == "__main__"` guard): a pass there would wait for ever on the
+    writer lock its parent holds."""
+    process = sys.modules.get("multiprocessing.process")
+    return process is not None and bool(getattr(process.current_process(), "_inheriting", False))
 
 
 def workers_for(todo: Sequence[SessionRef]) -> int:
@@ -69,7 +78,8 @@ def read_all(
             done += 1
     except BrokenProcessPool:
         # The worker could not start or died (out of memory; a script that runs a pass without
-        # `if __name__ == "__main__"`, which `spawn` re-imports): the rest is read here.
+        # `if __name__ == "__main__"`, which `spawn` re-imports, refused by `run_pass` in the
+        # worker): the rest is read here.
         yield from map(read, todo[done:])
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
