@@ -34,12 +34,16 @@ READERS = 2
 _AHEAD = 8
 
 
-def starting_worker() -> bool:
-    """True while this process is a worker being started, re-running its parent's main script
+def refuse_in_starting_worker() -> None:
+    """Raises while this process is a worker being started, re-running its parent's main script
     (one without an `if __name__ == "__main__"` guard): a pass there would wait for ever on the
-    writer lock its parent holds."""
+    writer lock its parent holds, and the parent reads in process once the worker is gone."""
     process = sys.modules.get("multiprocessing.process")
-    return process is not None and bool(getattr(process.current_process(), "_inheriting", False))
+    if process is not None and getattr(process.current_process(), "_inheriting", False):
+        raise RuntimeError(
+            "a Deja pass cannot run while a reader worker starts: the script that runs it needs"
+            ' `if __name__ == "__main__":` (the worker re-runs it; the pass reads in process)'
+        )
 
 
 def workers_for(todo: Sequence[SessionRef]) -> int:

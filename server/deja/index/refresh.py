@@ -24,7 +24,7 @@ from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
 from .pass_report import PassReport
-from .reader_pool import read_all, starting_worker, workers_for
+from .reader_pool import read_all, refuse_in_starting_worker, workers_for
 from .refusal import store_refusal
 from .rows import PreparedRead
 from .stamp_plan import Plan, files_of, plan_since, recorded_listing
@@ -53,11 +53,7 @@ def run_pass(
     accept_empty: bool,
 ) -> PassReport:
     """`Index.refresh`: one pass under the writer lock."""
-    if starting_worker():
-        raise RuntimeError(
-            "a Deja pass cannot run while a reader worker starts: the script that runs it needs"
-            ' `if __name__ == "__main__":` (the worker re-runs it; the pass reads in process)'
-        )
+    refuse_in_starting_worker()
     started = time.perf_counter()
     cap = settings.max_session_bytes()
     redact = settings.redact_secrets()
