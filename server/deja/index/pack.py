@@ -27,8 +27,11 @@ def pack(text: str | None) -> str | bytes | None:
     return packed if len(packed) <= len(raw) * _PAYS else text
 
 
-# What `deja fix` scans with SQL (`query/fix.py`, the partial index `records_failed`).
-FAILED_SQL = "(status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0))"
+def failed_sql(alias: str = "") -> str:
+    """A failed call in SQL, its columns named `alias` + name: what `deja fix` scans
+    (`query/fix.py`, the partial index `records_failed`) and what keeps its output as text."""
+    status, code = f"{alias}status", f"{alias}exit_code"
+    return f"({status} = 'errored' OR ({code} IS NOT NULL AND {code} != 0))"
 
 
 def pack_output(

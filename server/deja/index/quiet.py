@@ -31,7 +31,7 @@ def quiet_report(index: Index) -> PassReport | None:
     listing = store_stamp.scan(index.root, store_stamp.listing_time())
     if listing is None or listing.fresh or not listing.fields:
         return None
-    stamp = store_stamp.context(index.root, index.exclude_path) + "\n" + "/".join(listing.fields)
+    stamp = store_stamp.stamp_text(store_stamp.context(index.root, index.exclude_path), listing)
     db = index.db
     db.execute("BEGIN")  # the stamp and what it vouches for, read from one snapshot
     try:

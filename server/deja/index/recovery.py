@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .pack import FAILED_SQL, PACK_MIN_BYTES
+from .pack import PACK_MIN_BYTES, failed_sql
 from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
 
 # A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
@@ -71,7 +71,7 @@ def _upgrade_in_place(db: sqlite3.Connection) -> None:
 def _pack_rows(db: sqlite3.Connection, table: str) -> None:
     """Pack the long text of rows copied as text (`ingest` packs what it writes)."""
     db.execute(
-        f"UPDATE {table} SET output = CASE WHEN {FAILED_SQL} THEN output ELSE pack(output) END,"
+        f"UPDATE {table} SET output = CASE WHEN {failed_sql()} THEN output ELSE pack(output) END,"
         " hunks = pack(hunks), body = pack(body)"
         " WHERE length(output) >= ?1 OR length(hunks) >= ?1 OR length(body) >= ?1",
         (PACK_MIN_BYTES,),

@@ -126,7 +126,7 @@ def current_stamp(root: Path, exclude_path: Path | None) -> str | None:
     listing = scan(root, listing_time())
     if listing is None or listing.fresh:
         return None
-    return context(root, exclude_path) + "\n" + "/".join(listing.fields)
+    return stamp_text(context(root, exclude_path), listing)
 
 
 def recorded(db: sqlite3.Connection) -> str | None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.index.forks import own_records
-from deja.index.pack import as_text
+from deja.index.pack import as_text, failed_sql
 
 from .error_signature import Signature, signature
 from .rows import named
@@ -35,7 +35,7 @@ MAX_CHAINS = 40
 # nearly the same error.
 CONTAINED = 0.9
 TOOL_ROLES = ("command", "tool", "read", "edit")
-_FAILED = "(r.status = 'errored' OR (r.exit_code IS NOT NULL AND r.exit_code != 0))"
+_FAILED = failed_sql("r.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,14 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from .rows import named
-from .sessions import SessionSummary, TurnRecord, UnknownSession, session_summary, turn_record
+from .sessions import (
+    TURN_RECORDS_SQL,
+    SessionSummary,
+    TurnRecord,
+    UnknownSession,
+    session_summary,
+    turn_record,
+)
 
 PAGE_TURNS = 40
 TEXT_CHARS = 20_000  # a message longer than this is cut: Open as Text has it whole
@@ -118,10 +125,8 @@ def session_page(
     fork_turn = summary.fork_turn if summary.forked_from else None
     by_turn: dict[int, PageTurn] = {}
     for row in named(db).execute(
-        "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
-        " unpack(r.output) AS output, r.args, unpack(r.hunks) AS hunks, r.compacted FROM records r"
-        " JOIN records_fts f ON f.rowid = r.id"
-        " WHERE r.session_id = ? AND r.turn BETWEEN ? AND ? ORDER BY r.turn, r.id",
+        f"{TURN_RECORDS_SQL} WHERE r.session_id = ? AND r.turn BETWEEN ? AND ?"
+        " ORDER BY r.turn, r.id",
         (session_id, shown[0], shown[-1]),
     ):
         turn = int(row["turn"])

@@ -222,14 +222,19 @@ def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = Non
         where += " AND r.turn = ?"
         params.append(turn)  # type: ignore[arg-type]
     for row in named(db).execute(
-        "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
-        " unpack(r.output) AS output, r.args, unpack(r.hunks) AS hunks, r.compacted FROM records r"
-        " JOIN records_fts f ON f.rowid = r.id"
-        f" WHERE {where} ORDER BY r.turn, r.id",
+        f"{TURN_RECORDS_SQL} WHERE {where} ORDER BY r.turn, r.id",
         params,
     ):
         view.records.append(turn_record(row))
     return view
+
+
+# The rows `turn_record` reads: a session's records with their text (packed columns unpacked).
+TURN_RECORDS_SQL = (
+    "SELECT r.turn, r.role, r.time, f.body AS text, r.tool, r.status, r.path, r.exit_code,"
+    " unpack(r.output) AS output, r.args, unpack(r.hunks) AS hunks, r.compacted FROM records r"
+    " JOIN records_fts f ON f.rowid = r.id"
+)
 
 
 def turn_record(row: sqlite3.Row) -> TurnRecord:
