@@ -25,10 +25,14 @@ CORE = (
     "jsonlib",
     "team",
 )
-FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp")
+FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp", "deja.tui")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")
 # The commands that start another front door: the only imports from one door into another.
-LAUNCHERS = {"deja.cli.commands.serve": "deja.lsp", "deja.cli.commands.mcp": "deja.mcp"}
+LAUNCHERS = {
+    "deja.cli.commands.serve": "deja.lsp",
+    "deja.cli.commands.mcp": "deja.mcp",
+    "deja.cli.main": "deja.tui",
+}
 
 
 def module_name(path: Path) -> str:
@@ -129,6 +133,8 @@ def test_search_loads_its_command_alone(tmp_path: Path) -> None:
         "deja.mcp",
         "deja.team",
         "psycopg",
+        "deja.tui",
+        "textual",
         *EDITOR_LIBRARIES,
     )
     assert not {m for m in loaded if any(within(m, h) for h in heavy)}

@@ -54,6 +54,8 @@ def program() -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    if not words and sys.stdin.isatty() and sys.stdout.isatty():
+        return run_guarded(_screen)  # bare `deja` on a terminal: the history screen
     args = search_argv.parse(words) or index_argv.parse(words)
     if args is None:
         from .parser import parse
@@ -63,8 +65,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return parsed
         args = parsed
     json_command = args.command if getattr(args, "json", False) else None
+    if getattr(args, "interactive", False):
+        return run_guarded(lambda: _screen(args))
     run = commands.load(args.command).run
     return run_guarded(lambda: int(run(args)), json_command=json_command)
+
+
+def _screen(args: object = None) -> int:
+    """The interactive history screen (`deja.tui`: Textual loads only on this path)."""
+    from deja.tui import run_screen
+
+    if args is None:
+        return run_screen()
+    return run_screen(
+        " ".join(getattr(args, "query", [])),
+        all_workspaces=getattr(args, "all", False),
+        workspace=getattr(args, "workspace", None),
+        role=getattr(args, "role", None),
+        since=getattr(args, "since", None),
+    )
 
 
 def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -> int:

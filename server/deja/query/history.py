@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,6 +110,12 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.list_sessions(self.db, scope, limit, offset)
+
+    def summaries(self, session_ids: Iterable[str]) -> list[session_queries.SessionSummary]:
+        """These sessions (ids as the index holds them), newest first; unknown ids left out."""
+        from . import sessions as session_queries
+
+        return session_queries.summaries_of(self.db, list(session_ids))
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""

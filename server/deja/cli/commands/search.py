@@ -42,6 +42,7 @@ def add_parser(command: AddCommand) -> None:
     sub.add_argument("--limit", type=positive, default=10)
     sub.add_argument("--offset", type=positive, default=0)
     sub.add_argument("--team", action="store_true", help="search the team database (deja team)")
+    sub.add_argument("--interactive", action="store_true", help="open the history screen on it")
     sub.add_argument("--project", metavar="NAME", help="with --team: only this project")
 
 

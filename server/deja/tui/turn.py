@@ -1,0 +1,73 @@
+"""A turn as the preview and the session screen show it: markdown blocks made by the renderer
+every door shares (`deja.render_markdown`), reasoning folded, a command as `$ command → exit N`
+with its output, and "kept by Deja" on a turn Continue no longer has. Pure: no Textual."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deja import render_markdown as md
+from deja.continue_store.tools import call_outcome
+from deja.query import TurnRecord
+from deja.query.session_page import PageRecord, PageTurn
+from deja.units import iso_time
+
+KEPT_BY_DEJA = "kept by Deja: compacted away, no longer in Continue's store"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Markdown to show; `folded` under `title` (reasoning) until opened."""
+
+    markdown: str
+    folded: bool = False
+    title: str = ""
+
+
+def command_markdown(record: TurnRecord) -> str:
+    """`$ command → exit N` (or how the call ended), then its output."""
+    if record.exit_code is not None:
+        ended = f" → exit {record.exit_code}"
+    else:
+        outcome = call_outcome(record.status)
+        ended = f" → {outcome}" if outcome else ""
+    lines = [f"{md.code('$ ' + (record.args or ''))}{ended}"]
+    if record.output:
+        lines += ["", md.fence(record.output, "text")]
+    return "\n".join(lines)
+
+
+def _cut_note(item: PageRecord) -> str:
+    record = item.record
+    notes = []
+    if item.text_chars > len(record.text):
+        notes.append(f"text cut at {len(record.text):,} of {item.text_chars:,} characters")
+    if record.output is not None and item.output_chars > len(record.output):
+        notes.append(f"output cut at {len(record.output):,} of {item.output_chars:,} characters")
+    if item.diff_lines > sum(
+        len(w.splitlines()) + len((r or "").splitlines()) for r, w in record.hunks
+    ):
+        notes.append(f"+{item.added} −{item.removed} in all")
+    return f"_({'; '.join(notes)}: `deja show` has it whole)_" if notes else ""
+
+
+def record_block(item: PageRecord) -> Block:
+    record = item.record
+    if record.role == "reasoning":
+        return Block(md.fence(record.text, "text"), folded=True, title="Reasoning")
+    text = command_markdown(record) if record.role == "command" else "\n".join(md.record(record))
+    note = _cut_note(item)
+    return Block(f"{text}\n\n{note}" if note else text)
+
+
+def turn_heading(turn: PageTurn) -> str:
+    marks = [f"Turn {turn.turn}", iso_time(turn.time)]
+    if turn.inherited:
+        marks.append("from the session it was forked from")
+    if turn.compacted:
+        marks.append(KEPT_BY_DEJA)
+    return "### " + " · ".join(marks)
+
+
+def turn_blocks(turn: PageTurn) -> list[Block]:
+    return [Block(turn_heading(turn)), *(record_block(item) for item in turn.records)]
