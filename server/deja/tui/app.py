@@ -156,7 +156,8 @@ class DejaApp(App[Launch | None]):
             cwd=self.cwd, count_all=False,
         )  # fmt: skip
         result = self.history.search(query, scope_notes=notes)
-        self.say(" · ".join(result.notes) or ("" if result.hits else f"nothing found for {text!r}"))
+        nothing = [] if result.hits else [f"nothing found for {text!r}"]
+        self.say(" · ".join([*nothing, *result.notes]))
         summaries = self.history.summaries({hit.session_id for hit in result.hits})
         return group_hits(result.hits, summaries)
 
