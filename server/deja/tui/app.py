@@ -254,7 +254,7 @@ class DejaApp(App[Launch | None]):
             return
         session_id, turn = chosen
         try:
-            screen = SessionScreen(actions.pager(self.history, session_id), turn)
+            screen = SessionScreen(actions.pager(self.history, session_id), turn, self.clock())
         except DejaError as error:
             self.say(error.message)
             return

@@ -34,9 +34,14 @@ class SessionScreen(Screen[None]):
         Binding("p,left_square_bracket", "page(-1)", "previous page"),
     ]
 
-    def __init__(self, load: Callable[[int | None, int | None], SessionPage], at_turn: int | None):
+    def __init__(
+        self,
+        load: Callable[[int | None, int | None], SessionPage],
+        at_turn: int | None,
+        now: float | None = None,
+    ) -> None:
         super().__init__()
-        self.load = load
+        self.load, self.now = load, now
         self.page = load(None, at_turn)
 
     def compose(self) -> ComposeResult:
@@ -56,7 +61,7 @@ class SessionScreen(Screen[None]):
         )
         turns = self.query_one("#turns", VerticalScroll)
         await turns.remove_children()
-        widgets: list[Widget] = [Markdown("\n".join(md.session_header(page.session)))]
+        widgets: list[Widget] = [Markdown("\n".join(md.session_header(page.session, self.now)))]
         target: Widget | None = None
         for turn in page.turns:
             blocks = [block_widget(block) for block in turn_blocks(turn)]
