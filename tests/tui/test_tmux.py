@@ -1,0 +1,43 @@
+"""The screen in a real terminal (tmux): bare `deja` starts it, a query finds a hit, Enter opens
+the session at it, `q` quits. Every wait is on what the screen shows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.tmux_tui import Tui
+
+from .conftest import indexed
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
+    indexed(tmp_path / "deja", store).close()
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "DEJA_CONTINUE_ROOT": str(store),
+        "DEJA_HOME": str(tmp_path / "deja"),
+        "DEJA_SEMANTIC": "0",
+    }
+    with Tui.start([sys.executable, "-m", "deja"], env=env, cwd=tmp_path, width=120) as tui:
+        tui.wait_for("Run echo hello in the shell.")  # the recent sessions, before any query
+        tui.type_text("oops")
+        tui.wait_for("→ exit 3")
+        tui.press("Enter")  # from the query line to the hits: their keys show in the footer
+        tui.wait_for("w workspace/all")
+        tui.press("Enter")  # open the session at the hit's turn
+        screen = tui.wait_for("n/p: next/previous page")
+        assert "turns 1–4 of 4" in screen and "08fbb9ac-e294-4687-8a87-8ac6bea4aad4" in screen
+        tui.press("Escape")
+        tui.wait_for("w workspace/all")
+        tui.press("q")
+        tui.wait_for("Pane is dead")
