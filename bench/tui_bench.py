@@ -148,23 +148,36 @@ def main() -> None:
     history = History(home=base / "home", root=store)
     history.refresh()
     needles = json.loads((store / "needles.json").read_text())
-    queries = [entry["query"] for entry in needles["common"]][:6] + ["kestrel harmonics"]
+    queries = [*(entry["query"] for entry in needles["common"][:6]), "kestrel harmonics"]
     try:
         shown = first_screen(env, args.rounds)
         typed = asyncio.run(keystrokes(history, queries))
         opened = asyncio.run(open_large(history, args.rounds))
     finally:
         history.close()
+    report(shown, typed, opened, large.stat().st_size)
+
+
+def report(shown: list[float], typed: dict[str, Any], opened: list[float], size: int) -> None:
     lat = typed["latencies"]
+    ms = 1000
     print(f"load: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} cores")
-    print(f"first screen: median {statistics.median(shown) * 1000:.0f} ms, "
-          f"max {max(shown) * 1000:.0f} ms ({args.rounds} starts)")  # fmt: skip
-    print(f"keystroke → hits: p50 {percentile(lat, 0.5) * 1000:.1f} ms, "
-          f"p99 {percentile(lat, 0.99) * 1000:.1f} ms ({len(lat)} keys)")  # fmt: skip
-    print(f"bursts: {typed['burst_keys']} keys → {typed['burst_searches']} searches answered, "
-          f"{typed['burst_superseded']} superseded and cancelled")  # fmt: skip
-    print(f"{large.stat().st_size / 2**20:.0f} MB session opened at a turn: median "
-          f"{statistics.median(opened) * 1000:.0f} ms, max {max(opened) * 1000:.0f} ms")  # fmt: skip
+    print(
+        f"first screen: median {statistics.median(shown) * ms:.0f} ms, "
+        f"max {max(shown) * ms:.0f} ms ({len(shown)} starts)"
+    )
+    print(
+        f"keystroke → hits: p50 {percentile(lat, 0.5) * ms:.1f} ms, "
+        f"p99 {percentile(lat, 0.99) * ms:.1f} ms ({len(lat)} keys)"
+    )
+    print(
+        f"bursts: {typed['burst_keys']} keys → {typed['burst_searches']} searches answered, "
+        f"{typed['burst_superseded']} superseded and cancelled"
+    )
+    print(
+        f"{size / 2**20:.0f} MB session opened at a turn: median "
+        f"{statistics.median(opened) * ms:.0f} ms, max {max(opened) * ms:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

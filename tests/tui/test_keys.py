@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from deja.query import History
 from deja.query.handoff import Launch
@@ -233,3 +238,22 @@ def test_the_background_follows_colorfgbg() -> None:
     assert not dark_background({"COLORFGBG": "0;15"})
     assert dark_background({})
     assert DejaApp.__init__.__kwdefaults__["dark"] is None  # type: ignore[index]
+
+
+async def test_no_color_gives_a_monochrome_screen(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    async with opened(history) as (app, _):
+        assert app.no_color
+
+
+def test_bare_deja_off_a_terminal_prints_the_help_and_loads_no_textual(tmp_path: Path) -> None:
+    probe = "import sys; from deja.cli.main import main; code = main([]); print(code);"
+    probe += " print('textual' in sys.modules)"
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+        stdin=subprocess.DEVNULL, env={**os.environ, "DEJA_HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert "usage: deja" in run.stdout
+    assert run.stdout.splitlines()[-2:] == ["2", "False"]

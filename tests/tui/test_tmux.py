@@ -17,9 +17,9 @@ from .conftest import indexed
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
 
-def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
+def _env(tmp_path: Path, store: Path) -> dict[str, str]:
     indexed(tmp_path / "deja", store).close()
-    env = {
+    return {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(tmp_path),
         "TERM": "xterm-256color",
@@ -28,6 +28,10 @@ def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
         "DEJA_HOME": str(tmp_path / "deja"),
         "DEJA_SEMANTIC": "0",
     }
+
+
+def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
+    env = _env(tmp_path, store)
     with Tui.start([sys.executable, "-m", "deja"], env=env, cwd=tmp_path, width=120) as tui:
         tui.wait_for("Run echo hello in the shell.")  # the recent sessions, before any query
         tui.type_text("oops")
@@ -40,4 +44,14 @@ def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
         tui.press("Escape")
         tui.wait_for("w workspace/all")
         tui.press("q")
+        tui.wait_for("Pane is dead")
+
+
+def test_search_interactive_opens_the_screen_on_the_query(tmp_path: Path, store: Path) -> None:
+    argv = [sys.executable, "-m", "deja", "search", "--all", "--role", "command", "oops",
+            "--interactive"]  # fmt: skip
+    with Tui.start(argv, env=_env(tmp_path, store), cwd=tmp_path, width=120) as tui:
+        screen = tui.wait_for("→ exit 3")
+        assert "oops" in screen and "role: command" in screen and "all workspaces" in screen
+        tui.press("C-c")
         tui.wait_for("Pane is dead")
