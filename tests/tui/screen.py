@@ -57,7 +57,10 @@ def status(app: DejaApp) -> str:
 
 
 def markdown(app: DejaApp) -> str:
-    """The markdown of every Markdown widget on the current screen, in order."""
+    """The markdown the current screen shows: the preview's on the search screen, else that of
+    every Markdown widget, in order."""
+    if app.screen is app.screen_stack[0]:
+        return app.preview_text
     return "\n".join(widget.source for widget in app.screen.query(Markdown))
 
 

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual import events
+from textual.widgets import Input
 
 from deja.query import History
 from deja.query.handoff import Launch
@@ -257,3 +259,14 @@ def test_bare_deja_off_a_terminal_prints_the_help_and_loads_no_textual(tmp_path:
     )  # fmt: skip
     assert "usage: deja" in run.stdout
     assert run.stdout.splitlines()[-2:] == ["2", "False"]
+
+
+async def test_a_later_keystroke_cancels_the_searches_it_supersedes(history: History) -> None:
+    async with opened(history) as (app, pilot):
+        answered = app.searches
+        for key in "oops":  # posted together, as a fast typist's or a paste's keys arrive
+            app.post_message(events.Key(key, key))
+        await settled(pilot)
+        assert app.superseded > 0 and app.searches - answered < 4
+        assert app.query_one("#query", Input).value == "oops"
+        assert rows(app)[1].startswith("  #1 command → exit 3")  # the last query's hits

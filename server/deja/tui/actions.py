@@ -15,10 +15,8 @@ from deja.errors import DejaError
 from deja.fix_text import fix_blocks, fix_nothing
 from deja.query import History
 from deja.query.handoff import Launch, check_id, handoff, resume
-from deja.query.session_page import PAGE_TURNS, SessionPage
+from deja.query.session_page import SessionPage
 from deja.query.since import parse_since
-
-from .screens import AnswerScreen, ConfirmScreen, PromptScreen
 
 if TYPE_CHECKING:
     from textual.binding import BindingType
@@ -44,6 +42,10 @@ def run_pass(history: History, progress: Callable[[int, int], None]) -> str:
     return ""
 
 
+# Turns a page: a screen holds a few; each is widgets to lay out (the editor's view takes 40).
+PAGE_TURNS = 10
+
+
 def pager(history: History, session_id: str) -> Callable[[int | None, int | None], SessionPage]:
     """Pages of one session (`PAGE_TURNS` turns), by position or at a turn."""
 
@@ -54,6 +56,8 @@ def pager(history: History, session_id: str) -> Callable[[int | None, int | None
 
 
 def ask_since(app: DejaApp) -> None:
+    from .screens import PromptScreen  # Textual's Markdown widget: when first asked
+
     def chosen(value: str | None) -> None:
         if value is None:
             return
@@ -78,6 +82,8 @@ def _session(app: DejaApp) -> str | None:
 
 def confirm_launch(app: DejaApp, what: str) -> None:
     """Resume (`cn --fork ID` in its workspace) or hand off (`cn '<digest>'`), after a `y`."""
+    from .screens import ConfirmScreen  # Textual's Markdown widget: when first asked
+
     session_id = _session(app)
     if session_id is None:
         return
@@ -121,6 +127,8 @@ def copy_restore(app: DejaApp) -> None:
 
 
 def ask_fix(app: DejaApp) -> None:
+    from .screens import AnswerScreen, PromptScreen  # Textual's Markdown widget: when first asked
+
     def chosen(error: str | None) -> None:
         if not error or not error.strip():
             return
@@ -139,6 +147,8 @@ def ask_fix(app: DejaApp) -> None:
 
 
 def ask_blame(app: DejaApp) -> None:
+    from .screens import AnswerScreen, PromptScreen  # Textual's Markdown widget: when first asked
+
     def chosen(path: str | None) -> None:
         if not path or not path.strip():
             return

@@ -24,11 +24,10 @@ from deja.query.handoff import Launch
 
 from . import actions
 from .hits import Group, group_hits, group_line, hit_line, session_groups
-from .screens import AnswerScreen, SessionScreen, block_widget
 from .style import CSS as STYLE
-from .turn import turn_blocks
+from .turn import preview_markdown
 
-HITS = 60  # hits asked for per keystroke: a screenful of groups, no total counted
+HITS = 30  # hits asked for per keystroke: a screenful of groups, no total counted
 RECENT = 40  # sessions listed before anything is typed
 ROLES: tuple[str | None, ...] = (None, *SEARCH_ROLES)
 
@@ -84,9 +83,10 @@ class DejaApp(App[Launch | None]):
         self.clock = clock
         self.run_index = index
         self.rows: dict[str, tuple[str, int | None]] = {}
-        self.searches = 0  # searches answered
-        self.superseded = 0  # searches a later keystroke cancelled before they answered
+        self.asked = 0  # searches started (one a keystroke)
+        self.searches = 0  # searches answered; the others a later keystroke cancelled
         self.indexing = False
+        self.preview_text = ""  # the markdown the preview shows
         self.theme = (
             "textual-dark" if (dark_background() if dark is None else dark) else ("textual-light")
         )
@@ -100,7 +100,8 @@ class DejaApp(App[Launch | None]):
         )
         with Horizontal(id="main"):
             yield OptionList(id="hits")
-            yield VerticalScroll(id="preview")
+            with VerticalScroll(id="preview"):
+                yield Static(id="preview-text")
         yield Static(id="status")
         yield Footer()
 
@@ -129,14 +130,19 @@ class DejaApp(App[Launch | None]):
     def submitted(self) -> None:
         self.query_one("#hits", OptionList).focus()
 
+    @property
+    def superseded(self) -> int:
+        """Searches a later keystroke cancelled before they answered."""
+        return self.asked - self.searches
+
+    def search(self, text: str) -> None:
+        self.asked += 1
+        self.answer(text)
+
     @work(exclusive=True, group="search")
-    async def search(self, text: str) -> None:
-        try:
-            # A later keystroke's search cancels this one while it waits here.
-            await asyncio.sleep(0)
-        except asyncio.CancelledError:
-            self.superseded += 1
-            raise
+    async def answer(self, text: str) -> None:
+        await asyncio.sleep(0)  # a later keystroke's search cancels this one while it waits here
+        self.searches += 1
         scope, notes = self.scope()
         self.show_scope(scope)
         try:
@@ -145,7 +151,6 @@ class DejaApp(App[Launch | None]):
             self.say(error.message)
             return
         self.show_groups(groups)
-        self.searches += 1
 
     def groups(self, text: str, scope: Scope, notes: list[str]) -> list[Group]:
         if not text.strip():
@@ -184,7 +189,7 @@ class DejaApp(App[Launch | None]):
         if options:
             hits.highlighted = next(i for i, o in enumerate(options) if not o.disabled)
         else:
-            self.query_one("#preview", VerticalScroll).remove_children()
+            self.show_preview("")
 
     def selected(self) -> tuple[str, int | None] | None:
         hits = self.query_one("#hits", OptionList)
@@ -211,11 +216,16 @@ class DejaApp(App[Launch | None]):
         except DejaError as error:
             self.say(error.message)
             return
-        pane = self.query_one("#preview", VerticalScroll)
-        await pane.remove_children()
-        widgets = [block_widget(b) for turn_ in page.turns for b in turn_blocks(turn_)]
-        await pane.mount_all(widgets)
-        pane.scroll_home(animate=False)
+        self.show_preview(preview_markdown(page.turns))
+
+    def show_preview(self, text: str) -> None:
+        """One Rich renderable in one widget: a keystroke redraws it without a new layout."""
+        self.preview_text = text
+        from rich.markdown import Markdown  # markdown-it and pygments: after the first screen
+
+        theme = "monokai" if self.current_theme.dark else "friendly"
+        self.query_one("#preview-text", Static).update(Markdown(text, code_theme=theme))
+        self.query_one("#preview", VerticalScroll).scroll_home(animate=False)
 
     # Indexing -------------------------------------------------------------------------------
 
@@ -236,6 +246,7 @@ class DejaApp(App[Launch | None]):
 
     def indexed(self, message: str) -> None:
         self.indexing = False
+        self.preview_text = ""  # the markdown the preview shows
         self.say(message)
         self.refresh_search()
 
@@ -253,6 +264,8 @@ class DejaApp(App[Launch | None]):
             self.say("nothing selected")
             return
         session_id, turn = chosen
+        from .screens import SessionScreen  # Textual's Markdown widget: when first opened
+
         try:
             screen = SessionScreen(actions.pager(self.history, session_id), turn, self.clock())
         except DejaError as error:
@@ -287,4 +300,6 @@ class DejaApp(App[Launch | None]):
         actions.ask_blame(self)
 
     def action_help(self) -> None:
+        from .screens import AnswerScreen
+
         self.push_screen(AnswerScreen(actions.help_markdown(self.BINDINGS)))

@@ -25,6 +25,24 @@ def block_widget(block: Block) -> Widget:
     return Markdown(block.markdown)
 
 
+def turn_widgets(blocks: list[Block]) -> list[Widget]:
+    """A turn's blocks, the runs of unfolded ones joined into one Markdown widget each (fewer
+    widgets to lay out)."""
+    widgets: list[Widget] = []
+    run: list[str] = []
+    for block in blocks:
+        if block.folded:
+            if run:
+                widgets.append(Markdown("\n\n".join(run)))
+                run = []
+            widgets.append(block_widget(block))
+        else:
+            run.append(block.markdown)
+    if run:
+        widgets.append(Markdown("\n\n".join(run)))
+    return widgets
+
+
 class SessionScreen(Screen[None]):
     """A page of a session's turns (the session view's pages), scrolled to the turn opened."""
 
@@ -64,7 +82,7 @@ class SessionScreen(Screen[None]):
         widgets: list[Widget] = [Markdown("\n".join(md.session_header(page.session, self.now)))]
         target: Widget | None = None
         for turn in page.turns:
-            blocks = [block_widget(block) for block in turn_blocks(turn)]
+            blocks = turn_widgets(turn_blocks(turn))
             if turn.turn == page.at_turn:
                 target = blocks[0]
                 target.add_class("opened")

@@ -4,12 +4,14 @@ with its output, and "kept by Deja" on a turn Continue no longer has. Pure: no T
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deja import render_markdown as md
 from deja.continue_store.tools import call_outcome
 from deja.query import TurnRecord
 from deja.query.session_page import PageRecord, PageTurn
+from deja.text import cut
 from deja.units import iso_time
 
 KEPT_BY_DEJA = "kept by Deja: compacted away, no longer in Continue's store"
@@ -71,3 +73,46 @@ def turn_heading(turn: PageTurn) -> str:
 
 def turn_blocks(turn: PageTurn) -> list[Block]:
     return [Block(turn_heading(turn)), *(record_block(item) for item in turn.records)]
+
+
+PREVIEW_LINES = 40  # of a message, an output or a diff: the preview is a glance, Enter has it all
+
+
+def _lines(text: str, most: int = PREVIEW_LINES) -> str:
+    lines = text.splitlines()
+    return text if len(lines) <= most else "\n".join(lines[:most])
+
+
+def glance(item: PageRecord) -> PageRecord:
+    """The record cut to what a preview pane shows (its cuts said as the page's are)."""
+    record = item.record
+    record.text = _lines(record.text)
+    record.output = None if record.output is None else _lines(record.output)
+    kept: list[tuple[str | None, str]] = []
+    room = PREVIEW_LINES
+    for replaced, written in record.hunks:
+        if room <= 0:
+            break
+        old = _lines(replaced, room) if replaced is not None else None
+        room -= len((old or "").splitlines())
+        kept.append((old, _lines(written, max(room, 0))))
+        room -= len(kept[-1][1].splitlines())
+    record.hunks = kept
+    return item
+
+
+def preview_markdown(turns: Sequence[PageTurn]) -> str:
+    """The turns as one markdown text, each record cut to a glance and reasoning folded to its
+    first line (the session screen has them whole)."""
+    parts: list[str] = []
+    for turn in turns:
+        turn.records = [glance(item) for item in turn.records]
+        for block in turn_blocks(turn):
+            if block.folded:
+                lines = block.markdown.splitlines()[1:-1]
+                first = md.escape(cut(lines[0], 100)) if lines else ""
+                more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+                parts.append(f"▸ _{block.title}: {first}{more}_")
+            else:
+                parts.append(block.markdown)
+    return "\n\n".join(parts)
