@@ -11,6 +11,7 @@ from textual.widgets import Input, Markdown, OptionList, Static
 
 from deja.query import History
 from deja.tui.app import DejaApp
+from deja.tui.screens import MarkdownText
 
 from .conftest import NOW
 
@@ -61,7 +62,8 @@ def markdown(app: DejaApp) -> str:
     every Markdown widget, in order."""
     if app.screen is app.screen_stack[0]:
         return app.preview_text
-    return "\n".join(widget.source for widget in app.screen.query(Markdown))
+    shown = [*app.screen.query(Markdown), *app.screen.query(MarkdownText)]
+    return "\n".join(widget.source or "" for widget in shown)
 
 
 async def select(pilot: Pilot[Any], prefix: str) -> None:

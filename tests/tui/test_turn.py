@@ -3,8 +3,12 @@ N`, and "kept by Deja" on a turn only the index still has (the real `cn` compact
 
 from __future__ import annotations
 
+import pytest
+
 from deja.query import History, TurnRecord
+from deja.query.handoff import Launch
 from deja.query.session_page import PageTurn, page_record
+from deja.tui.actions import launch
 from deja.tui.turn import KEPT_BY_DEJA, turn_blocks
 
 COMPACTED = "46fc93d8-5750-4aed-8a33-3fd33ab775c6"
@@ -53,3 +57,15 @@ def test_a_compacted_turn_of_the_real_cn_store_is_kept_by_deja(history: History)
     assert KEPT_BY_DEJA in turn_blocks(kept[0])[0].markdown
     live = [turn for turn in page.turns if not turn.compacted]
     assert all(KEPT_BY_DEJA not in turn_blocks(turn)[0].markdown for turn in live)
+
+
+def test_a_confirmed_launch_without_cn_on_path_says_the_line_to_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", "")
+    plan = Launch("cn --fork 08fbb9ac-e294", ["cn", "--fork", "08fbb9ac-e294"], None, [])
+    assert launch(plan) == 1
+    assert (
+        capsys.readouterr().out
+        == "deja: cn is not on PATH; run it yourself:\ncn --fork 08fbb9ac-e294\n"
+    )

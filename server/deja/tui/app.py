@@ -87,6 +87,7 @@ class DejaApp(App[Launch | None]):
         self.searches = 0  # searches answered; the others a later keystroke cancelled
         self.indexing = False
         self.preview_text = ""  # the markdown the preview shows
+        self.previewed: tuple[str, int | None] | None = None  # the turn it shows
         self.theme = (
             "textual-dark" if (dark_background() if dark is None else dark) else ("textual-light")
         )
@@ -189,6 +190,7 @@ class DejaApp(App[Launch | None]):
         if options:
             hits.highlighted = next(i for i, o in enumerate(options) if not o.disabled)
         else:
+            self.previewed = None
             self.show_preview("")
 
     def selected(self) -> tuple[str, int | None] | None:
@@ -201,7 +203,9 @@ class DejaApp(App[Launch | None]):
     @on(OptionList.OptionHighlighted, "#hits")
     def highlighted(self) -> None:
         chosen = self.selected()
-        if chosen is not None:
+        # The same turn as the preview shows (a keystroke that keeps the best hit): no redraw.
+        if chosen is not None and chosen != self.previewed:
+            self.previewed = chosen
             self.preview(*chosen)
 
     @on(OptionList.OptionSelected, "#hits")
@@ -247,6 +251,7 @@ class DejaApp(App[Launch | None]):
     def indexed(self, message: str) -> None:
         self.indexing = False
         self.preview_text = ""  # the markdown the preview shows
+        self.previewed: tuple[str, int | None] | None = None  # the turn it shows
         self.say(message)
         self.refresh_search()
 

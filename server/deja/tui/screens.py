@@ -19,27 +19,32 @@ from deja.query.session_page import SessionPage
 from .turn import Block, turn_blocks
 
 
-def block_widget(block: Block) -> Widget:
-    if block.folded:
-        return Collapsible(Markdown(block.markdown), title=block.title, collapsed=True)
-    return Markdown(block.markdown)
+class MarkdownText(Static):
+    """Markdown drawn by Rich in one widget (Textual's Markdown widget makes one per block:
+    a page of turns would be hundreds to style and lay out)."""
+
+    def __init__(self, source: str, dark: bool = True) -> None:
+        from rich.markdown import Markdown as RichMarkdown
+
+        super().__init__(RichMarkdown(source, code_theme="monokai" if dark else "friendly"))
+        self.source = source
 
 
-def turn_widgets(blocks: list[Block]) -> list[Widget]:
-    """A turn's blocks, the runs of unfolded ones joined into one Markdown widget each (fewer
-    widgets to lay out)."""
+def turn_widgets(blocks: list[Block], dark: bool = True) -> list[Widget]:
+    """A turn's blocks, each run of unfolded ones one widget, reasoning folded."""
     widgets: list[Widget] = []
     run: list[str] = []
     for block in blocks:
         if block.folded:
             if run:
-                widgets.append(Markdown("\n\n".join(run)))
+                widgets.append(MarkdownText("\n\n".join(run), dark))
                 run = []
-            widgets.append(block_widget(block))
+            text = MarkdownText(block.markdown, dark)
+            widgets.append(Collapsible(text, title=block.title, collapsed=True))
         else:
             run.append(block.markdown)
     if run:
-        widgets.append(Markdown("\n\n".join(run)))
+        widgets.append(MarkdownText("\n\n".join(run), dark))
     return widgets
 
 
@@ -79,16 +84,17 @@ class SessionScreen(Screen[None]):
         )
         turns = self.query_one("#turns", VerticalScroll)
         await turns.remove_children()
-        widgets: list[Widget] = [Markdown("\n".join(md.session_header(page.session, self.now)))]
+        header = "\n".join(md.session_header(page.session, self.now))
+        widgets: list[Widget] = [MarkdownText(header, self.app.current_theme.dark)]
         target: Widget | None = None
         for turn in page.turns:
-            blocks = turn_widgets(turn_blocks(turn))
+            blocks = turn_widgets(turn_blocks(turn), self.app.current_theme.dark)
             if turn.turn == page.at_turn:
                 target = blocks[0]
                 target.add_class("opened")
             widgets += blocks
         if not page.turns:
-            widgets.append(Markdown("_No turns recorded._"))
+            widgets.append(MarkdownText("_No turns recorded._"))
         await turns.mount_all(widgets)
         if target is not None:
             turns.scroll_to_widget(target, animate=False, top=True, immediate=True)
