@@ -250,8 +250,7 @@ class DejaApp(App[Launch | None]):
 
     def indexed(self, message: str) -> None:
         self.indexing = False
-        self.preview_text = ""  # the markdown the preview shows
-        self.previewed: tuple[str, int | None] | None = None  # the turn it shows
+        self.previewed = None  # the pass may have changed the turn shown: draw it again
         self.say(message)
         self.refresh_search()
 
