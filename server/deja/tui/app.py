@@ -87,6 +87,7 @@ class DejaApp(App[Launch | None]):
         self.searches = 0  # searches answered; the others a later keystroke cancelled
         self.indexing = False
         self.preview_text = ""  # the markdown the preview shows
+        self.lines: dict[str, str] = {}  # what the one-line Statics show
         self.previewed: tuple[str, int | None] | None = None  # the turn it shows
         self.theme = (
             "textual-dark" if (dark_background() if dark is None else dark) else ("textual-light")
@@ -170,9 +171,7 @@ class DejaApp(App[Launch | None]):
     def show_scope(self, scope: Scope) -> None:
         role = self.role or "any"
         since = self.since_text or "any time"
-        self.query_one("#scope", Static).update(
-            f"[b]deja[/b] · {scope.label} · role: {role} · since: {since}"
-        )
+        self.line("#scope", f"[b]deja[/b] · {scope.label} · role: {role} · since: {since}")
 
     def show_groups(self, groups: list[Group]) -> None:
         hits = self.query_one("#hits", OptionList)
@@ -246,7 +245,7 @@ class DejaApp(App[Launch | None]):
 
     def say_progress(self, text: str) -> None:
         self.indexing = True
-        self.query_one("#status", Static).update(text)
+        self.line("#status", text)
 
     def indexed(self, message: str) -> None:
         self.indexing = False
@@ -255,7 +254,14 @@ class DejaApp(App[Launch | None]):
         self.refresh_search()
 
     def say(self, text: str) -> None:
-        self.query_one("#status", Static).update(text)
+        self.line("#status", text)
+
+    def line(self, where: str, text: str) -> None:
+        """A one-line Static changed only when its text does: an update lays the screen out
+        again, which a keystroke should not pay for nothing."""
+        if self.lines.get(where) != text:
+            self.lines[where] = text
+            self.query_one(where, Static).update(text)
 
     # Keys -----------------------------------------------------------------------------------
 
