@@ -1,0 +1,79 @@
+"""`deja recover ID`: what Deja holds of a session, written back into Continue's store as a new
+session (the one command that writes there; `deja.continue_write` does the writing)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from deja.query import History
+
+from ..common import AddCommand, emit, implicit_pass, opened_history
+
+if TYPE_CHECKING:
+    from deja.query.recover import RecoverOutcome
+
+REDACTED_NOTE = "the text is Deja's copy: secrets were redacted ([redacted:KIND]) before indexing"
+
+
+def add_parser(command: AddCommand) -> None:
+    sub = command("recover", "write a session Continue lost back into Continue, as a new session")
+    sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
+    sub.add_argument(
+        "--dry-run", action="store_true", help="show the file and the sessions.json change only"
+    )
+    sub.add_argument(
+        "--copy", action="store_true", help="write it even when Continue still holds it whole"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    with opened_history() as history:
+        return _answer(args, history)
+
+
+def _answer(args: argparse.Namespace, history: History) -> int:
+    implicit_pass(history)
+    outcome = history.recover(args.session_id, copy=args.copy, dry_run=args.dry_run)
+    recovered, new, fork = outcome.recovered, outcome.new, outcome.fork()
+    if not args.json:
+        print(f"note: {REDACTED_NOTE}", file=sys.stderr)
+    emit(
+        args,
+        "recover",
+        lambda: _lines(outcome),
+        session=recovered.session.id,
+        newId=new.session_id,
+        written=outcome.written,
+        file=str(new.file),
+        listFile=str(new.list_file),
+        entry=new.entry,
+        turns=len(recovered.history),
+        onlyDeja=recovered.only_deja,
+        fork={"line": fork.line, "argv": fork.argv, "cwd": fork.cwd},
+        redacted=True,
+        **({"document": recovered.document(new.session_id)} if not outcome.written else {}),
+    )
+    return 0
+
+
+def _lines(outcome: RecoverOutcome) -> list[str]:
+    from deja.continue_write import continue_json
+
+    recovered, new = outcome.recovered, outcome.new
+    held = f"{len(recovered.history)} turns, {recovered.only_deja} of them only Deja held"
+    if not outcome.written:
+        return [
+            f"dry run: nothing written. `deja recover {recovered.session.id}` would write:",
+            f"--- {new.file} ({held})",
+            *continue_json(recovered.document(new.session_id)).splitlines(),
+            f"--- {new.list_file}: this entry appended",
+            *continue_json(new.entry).splitlines(),
+        ]
+    return [
+        f"recovered {recovered.session.id} as a new Continue session: {new.session_id}",
+        f"  wrote {new.file} ({held})",
+        f"  listed in {new.list_file}",
+        f"  continue it: {outcome.fork().line}",
+    ]
