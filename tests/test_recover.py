@@ -76,8 +76,8 @@ def test_a_deleted_session_comes_back_as_a_new_one(store: tuple[Path, dict[str, 
     (root / "sessions" / f"{GONE}.json").unlink()
     before = snapshot(root)
     answer = recover(env, GONE[:8])
-    new_id = answer["newId"]
-    assert new_id != GONE and answer["written"] and answer["onlyDeja"] == 4
+    new_id = answer["new_id"]
+    assert new_id != GONE and answer["written"] and answer["only_deja"] == 4
     document = json.loads((root / "sessions" / f"{new_id}.json").read_text())
     check_session(document)
     assert document["sessionId"] == new_id and document["title"] == "Parser speed (recovered)"
@@ -131,7 +131,7 @@ def test_the_recovered_file_reads_back_as_the_same_records(
     original = root / "sessions" / f"{GONE}.json"
     facts = reader_facts(original)
     original.unlink()
-    new_id = recover(env, GONE)["newId"]
+    new_id = recover(env, GONE)["new_id"]
     assert reader_facts(root / "sessions" / f"{new_id}.json") == facts
 
 
@@ -149,13 +149,13 @@ def test_a_compacted_session_gets_its_turns_back_without_the_summary_marker(
     assert run_deja(env, "index").returncode == 0
     before = snapshot(root)
     answer = recover(env, GONE)
-    document = json.loads((root / "sessions" / f"{answer['newId']}.json").read_text())
+    document = json.loads((root / "sessions" / f"{answer['new_id']}.json").read_text())
     check_session(document)
     texts = [item["message"]["content"] for item in document["history"]]
     assert texts[0] == "make the parser faster please" and texts[-2:] == ["and then?", "ok"]
     assert summary not in texts  # cn resumes from the first summary item: none is written
     assert not any("conversationSummary" in item for item in document["history"])
-    assert answer["onlyDeja"] == 4
+    assert answer["only_deja"] == 4
     file = str(root / "sessions" / f"{GONE}.json")
     assert snapshot(root)[file] == before[file]
 
@@ -169,7 +169,7 @@ def test_a_session_continue_holds_whole_is_nothing_to_recover_unless_copied(
     assert done.returncode == 1 and "nothing to recover" in done.stderr
     assert "Traceback" not in done.stderr and snapshot(root) == before
     answer = recover(env, KEPT, "--copy")
-    assert answer["onlyDeja"] == 0 and len(listed(root)) == 3
+    assert answer["only_deja"] == 0 and len(listed(root)) == 3
 
 
 def test_a_list_that_does_not_parse_is_a_refusal(store: tuple[Path, dict[str, str]]) -> None:
@@ -198,7 +198,7 @@ def test_dry_run_shows_the_file_and_the_entry_and_writes_nothing(
     answer = recover(env, GONE, "--dry-run")
     assert not answer["written"]
     check_session(answer["document"])
-    assert not (root / "sessions" / f"{answer['newId']}.json").exists()
+    assert not (root / "sessions" / f"{answer['new_id']}.json").exists()
 
 
 def test_what_is_written_is_the_redacted_text(tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_what_is_written_is_the_redacted_text(tmp_path: Path) -> None:
     env = deja_env(root, tmp_path / "home")
     assert run_deja(env, "index").returncode == 0
     os.unlink(root / "sessions" / f"{GONE}.json")
-    new_id = recover(env, GONE)["newId"]
+    new_id = recover(env, GONE)["new_id"]
     text = (root / "sessions" / f"{new_id}.json").read_text()
     assert secret not in text and "[redacted:" in text
 
@@ -230,9 +230,33 @@ def test_a_fork_gets_the_turns_it_inherited_before_its_parents_compaction(
     shown = json_envelope(run_deja(env, "show", fork, "--json"), "show")["session"]
     assert shown["forked_from"] == parent, shown
     answer = recover(env, fork)
-    document = json.loads((root / "sessions" / f"{answer['newId']}.json").read_text())
+    document = json.loads((root / "sessions" / f"{answer['new_id']}.json").read_text())
     check_session(document)
     texts = [item["message"]["content"] for item in document["history"]]
     assert texts[0] == "make the parser faster please"
     assert texts[-4:] == ["then this", "done", "fork's own request", "fork's own answer"]
-    assert summary not in texts and answer["onlyDeja"] == 4
+    assert summary not in texts and answer["only_deja"] == 4
+
+
+def test_sessions_lost_lists_what_only_deja_holds(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    compacted_id = "cccccccc-0000-4000-8000-000000000003"
+    write_session(root, session_doc(GONE, full_history(), title="Parser speed", workspace="/w/p"))
+    write_session(root, session_doc(KEPT, [user("hello there"), assistant("hi")], title="Kept"))
+    write_session(root, session_doc(compacted_id, full_history(), title="Squashed"))
+    env = deja_env(root, tmp_path / "home")
+    assert run_deja(env, "index").returncode == 0
+    summary = "Summary: sped up."
+    squashed = [assistant(summary, conversationSummary=summary), user("more"), assistant("ok")]
+    write_session(root, session_doc(compacted_id, squashed, title="Squashed"))
+    (root / "sessions" / f"{GONE}.json").unlink()
+    done = run_deja(env, "sessions", "--lost", "--all", "--json")
+    assert done.returncode == 0, done.stderr
+    lost = {
+        s["id"]: (s["lost"], s["only_deja"]) for s in json_envelope(done, "sessions")["sessions"]
+    }
+    assert lost == {GONE: ("deleted", 4), compacted_id: ("compacted", 4)}
+    text = run_deja(env, "sessions", "--lost", "--all").stdout
+    assert "file gone: 4 turns only Deja holds (deja recover aaaaaaaa)" in text
+    assert "compacted: 4 turns only Deja holds (deja recover cccccccc)" in text
+    assert "Kept" not in text

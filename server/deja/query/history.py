@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .files import FilesResult
     from .fix import FixResult
     from .fork import ForkCommand
+    from .lost import LostSession
     from .provenance import Provenance
     from .recover import Recovered, RecoverOutcome
     from .session_page import SessionPage
@@ -111,6 +112,12 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.list_sessions(self.db, scope, limit, offset)
+
+    def lost_sessions(self, scope: Scope) -> list[LostSession]:
+        """Sessions whose file is gone or lost turns to compaction (`deja sessions --lost`)."""
+        from .lost import lost_sessions
+
+        return lost_sessions(self.db, scope)
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""

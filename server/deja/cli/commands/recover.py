@@ -44,13 +44,13 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         "recover",
         lambda: _lines(outcome),
         session=recovered.session.id,
-        newId=new.session_id,
+        new_id=new.session_id,
         written=outcome.written,
         file=str(new.file),
-        listFile=str(new.list_file),
+        list_file=str(new.list_file),
         entry=new.entry,
         turns=len(recovered.history),
-        onlyDeja=recovered.only_deja,
+        only_deja=recovered.only_deja,
         fork={"line": fork.line, "argv": fork.argv, "cwd": fork.cwd},
         redacted=True,
         **({"document": recovered.document(new.session_id)} if not outcome.written else {}),
@@ -59,7 +59,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
 
 
 def _lines(outcome: RecoverOutcome) -> list[str]:
-    from deja.continue_write import continue_json
+    import json
 
     recovered, new = outcome.recovered, outcome.new
     held = f"{len(recovered.history)} turns, {recovered.only_deja} of them only Deja held"
@@ -67,9 +67,9 @@ def _lines(outcome: RecoverOutcome) -> list[str]:
         return [
             f"dry run: nothing written. `deja recover {recovered.session.id}` would write:",
             f"--- {new.file} ({held})",
-            *continue_json(recovered.document(new.session_id)).splitlines(),
+            *new.text.splitlines(),
             f"--- {new.list_file}: this entry appended",
-            *continue_json(new.entry).splitlines(),
+            *json.dumps(new.entry, indent=2, ensure_ascii=False).splitlines(),
         ]
     return [
         f"recovered {recovered.session.id} as a new Continue session: {new.session_id}",
