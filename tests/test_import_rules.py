@@ -24,6 +24,8 @@ CORE = (
     "render_markdown",
     "jsonlib",
     "team",
+    "export",
+    "continue_write",
 )
 FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")
