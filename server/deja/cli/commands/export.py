@@ -6,10 +6,20 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from ..common import AddCommand, CliError, implicit_pass, opened_history
 
-EXTENSIONS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}
+if TYPE_CHECKING:
+    from deja.export import Format
+
+EXTENSIONS: dict[str, Format] = {
+    ".md": "md",
+    ".markdown": "md",
+    ".html": "html",
+    ".htm": "html",
+    ".json": "json",
+}
 
 
 def add_parser(command: AddCommand) -> None:
@@ -29,7 +39,7 @@ def add_parser(command: AddCommand) -> None:
 def run(args: argparse.Namespace) -> int:
     from deja.export import export_session
 
-    form = args.format or EXTENSIONS.get(Path(args.output or "").suffix.lower(), "md")
+    form = cast("Format", args.format) if args.format else _from_extension(args.output)
     with opened_history() as history:
         implicit_pass(history)
         text = export_session(history.show(args.session_id), form)
@@ -46,3 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {target}: {error.strerror}") from None
     print(f"wrote {target} ({form}; secrets redacted as in Deja's index)", file=sys.stderr)
     return 0
+
+
+def _from_extension(output: str | None) -> Format:
+    return EXTENSIONS.get(Path(output or "").suffix.lower(), "md")
