@@ -26,6 +26,7 @@ CORE = (
     "team",
     "export",
     "continue_write",
+    "wire_share",
 )
 FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")

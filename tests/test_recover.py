@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from deja.continue_store.parse import parse_session
+from deja.query.recover import workspace_directory
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.continue_schema import check_list, check_session
 from tests.storebuilder import assistant, call, session_doc, snapshot, user, write_session
@@ -260,3 +261,19 @@ def test_sessions_lost_lists_what_only_deja_holds(tmp_path: Path) -> None:
     assert "file gone: 4 turns only Deja holds (deja recover aaaaaaaa)" in text
     assert "compacted: 4 turns only Deja holds (deja recover cccccccc)" in text
     assert "Kept" not in text
+
+
+@pytest.mark.parametrize(
+    ("workspace", "source", "written"),
+    [
+        ("/home/u/my proj", "cli", "/home/u/my proj"),
+        ("/home/u/my proj", "ide", "file:///home/u/my%20proj"),
+        ("c:/Users/u/proj", "ide", "file:///c%3A/Users/u/proj"),
+        ("//server/share/proj", "ide", "file://server/share/proj"),
+        ("", "ide", ""),
+    ],
+)
+def test_the_workspace_is_written_as_continue_wrote_it(
+    workspace: str, source: str, written: str
+) -> None:
+    assert workspace_directory(workspace, source) == written

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from deja.query import History
+from deja.wire_share import recover_json
 
 from ..common import AddCommand, emit, implicit_pass, opened_history
 
@@ -36,25 +37,9 @@ def run(args: argparse.Namespace) -> int:
 def _answer(args: argparse.Namespace, history: History) -> int:
     implicit_pass(history)
     outcome = history.recover(args.session_id, copy=args.copy, dry_run=args.dry_run)
-    recovered, new, fork = outcome.recovered, outcome.new, outcome.fork()
     if not args.json:
         print(f"note: {REDACTED_NOTE}", file=sys.stderr)
-    emit(
-        args,
-        "recover",
-        lambda: _lines(outcome),
-        session=recovered.session.id,
-        new_id=new.session_id,
-        written=outcome.written,
-        file=str(new.file),
-        list_file=str(new.list_file),
-        entry=new.entry,
-        turns=len(recovered.history),
-        only_deja=recovered.only_deja,
-        fork={"line": fork.line, "argv": fork.argv, "cwd": fork.cwd},
-        redacted=True,
-        **({"document": recovered.document(new.session_id)} if not outcome.written else {}),
-    )
+    emit(args, "recover", lambda: _lines(outcome), **recover_json(outcome))
     return 0
 
 

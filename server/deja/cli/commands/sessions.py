@@ -8,6 +8,7 @@ import time
 
 from deja.query import History, ScopeChoice
 from deja.wire import session_json
+from deja.wire_share import lost_session_json
 
 from .. import render
 from ..common import (
@@ -96,9 +97,6 @@ def _lost(args: argparse.Namespace, history: History, choice: ScopeChoice) -> in
         scope=choice.scope.label,
         notes=choice.notes,
         total=len(lost),
-        sessions=[
-            {**session_json(item.session), "lost": item.kind, "only_deja": item.only_deja}
-            for item in lost
-        ],
+        sessions=[lost_session_json(item) for item in lost],
     )
     return 0
