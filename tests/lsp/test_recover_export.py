@@ -25,7 +25,7 @@ async def client(shared_world: World) -> AsyncIterator[Client]:
     await started.indexed()
     (shared_world.store / "sessions" / f"{EDIT_SESSION}.json").unlink()
     for _ in range(500):  # until the sidecar reports the deletion (its watcher's pass)
-        if (await started.request("deja/lostSessions", {}))["sessions"]:
+        if (await started.request("deja/lostSessions", {"scope": "all"}))["sessions"]:
             break
         await asyncio.sleep(0.02)
     yield started
@@ -33,10 +33,12 @@ async def client(shared_world: World) -> AsyncIterator[Client]:
 
 
 async def test_lost_sessions_lists_the_deleted_one(client: Client) -> None:
-    lost = await client.request("deja/lostSessions", {})
+    lost = await client.request("deja/lostSessions", {"scope": "all"})
     assert [(s["id"], s["lost"], s["only_deja"]) for s in lost["sessions"]] == [
         (EDIT_SESSION, "deleted", 5)
     ]
+    here = await client.request("deja/lostSessions", {})  # the editor's folder: the project
+    assert [s["id"] for s in here["sessions"]] == [EDIT_SESSION]
 
 
 async def test_recover_dry_run_writes_nothing_then_recover_writes(

@@ -33,9 +33,13 @@ def register(server: DejaServer) -> None:
     @server.feature(LOST)
     @guarded(LOST)
     async def lost(ls: DejaServer, params: Any) -> dict[str, Any]:
-        """Every workspace's sessions whose file is gone or was compacted, newest first."""
-        from deja.query import Scope
-
-        Params(LOST, params)
+        """The sessions whose file is gone or was compacted, newest first, in `scope`
+        (`workspace`: the editor's folders, as `deja/sessions`; `all`)."""
+        parsed = Params(LOST, params)
         history = await ls.history()
-        return {"sessions": [lost_session_json(item) for item in history.lost_sessions(Scope())]}
+        choice = ls.scope(history, parsed.scope())
+        lost = history.lost_sessions(choice.scope)
+        return {
+            "scope": choice.scope.label,
+            "sessions": [lost_session_json(item) for item in lost],
+        }
