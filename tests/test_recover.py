@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.continue_builder import ide_user, tool_item
 
+from deja import continue_write
 from deja.continue_store.parse import parse_session
 from deja.query.recover import workspace_directory
 from tests.cli_run import deja_env, json_envelope, run_deja
@@ -277,3 +279,67 @@ def test_the_workspace_is_written_as_continue_wrote_it(
     workspace: str, source: str, written: str
 ) -> None:
     assert workspace_directory(workspace, source) == written
+
+
+def test_an_ide_session_keeps_its_tool_items_paired_and_its_workspace_uri(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    state = call("run_terminal_command", {"command": "ls"}, "a.txt", call_id="t1")
+    history = [
+        ide_user("list the files", "u1"),
+        {"message": {"role": "thinking", "content": "I should run ls"}, "contextItems": []},
+        assistant("Listing.", [state]),
+        tool_item("t1", "a.txt", "u2"),
+        assistant("There is a.txt."),
+    ]
+    write_session(root, session_doc(GONE, history, workspace="file:///w/my%20proj"))
+    env = deja_env(root, tmp_path / "home")
+    assert run_deja(env, "index").returncode == 0
+    (root / "sessions" / f"{GONE}.json").unlink()
+    document = json.loads((root / "sessions" / f"{recover(env, GONE)['new_id']}.json").read_text())
+    check_session(document)
+    assert document["workspaceDirectory"] == "file:///w/my%20proj"
+    items = document["history"]
+    assert [i["message"]["role"] for i in items] == [
+        "user",
+        "thinking",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    call_id = items[2]["toolCallStates"][0]["toolCallId"]
+    assert items[3]["message"] == {"role": "tool", "content": "a.txt", "toolCallId": call_id}
+    assert items[2]["toolCallStates"][0]["parsedArgs"] == {"command": "ls"}
+
+
+def test_an_entry_continue_adds_meanwhile_is_kept(tmp_path: Path) -> None:
+    """`sessions.json` is read again just before it is replaced: an entry Continue wrote after
+    the plan survives."""
+    root = tmp_path / "store"
+    write_session(root, session_doc(KEPT, [user("hi"), assistant("hello")]))
+    new = continue_write.plan_new_session(root, {"title": "t", "history": []}, message_count=0)
+    write_session(root, session_doc(GONE, [user("meanwhile"), assistant("ok")]))
+    continue_write.write_new_session(new)
+    ids = [entry["sessionId"] for entry in listed(root)]
+    assert ids == [KEPT, GONE, new.session_id]
+    assert json.loads(new.file.read_text())["sessionId"] == new.session_id
+
+
+def test_a_list_broken_after_the_plan_takes_the_new_file_back_out(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    write_session(root, session_doc(KEPT, [user("hi"), assistant("hello")]))
+    new = continue_write.plan_new_session(root, {"title": "t", "history": []}, message_count=0)
+    (root / "sessions" / "sessions.json").write_text("[{")
+    with pytest.raises(continue_write.StoreWriteRefused, match="does not parse"):
+        continue_write.write_new_session(new)
+    assert not new.file.exists()
+    assert (root / "sessions" / "sessions.json").read_text() == "[{"
+    assert sorted(p.name for p in (root / "sessions").iterdir()) == [
+        f"{KEPT}.json",
+        "sessions.json",
+    ]
+
+
+def test_no_sessions_folder_is_a_refusal(tmp_path: Path) -> None:
+    with pytest.raises(continue_write.StoreWriteRefused, match="no Continue sessions folder"):
+        continue_write.plan_new_session(tmp_path / "nowhere", {"history": []}, message_count=0)
+    assert not (tmp_path / "nowhere").exists()
