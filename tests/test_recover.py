@@ -343,3 +343,21 @@ def test_no_sessions_folder_is_a_refusal(tmp_path: Path) -> None:
     with pytest.raises(continue_write.StoreWriteRefused, match="no Continue sessions folder"):
         continue_write.plan_new_session(tmp_path / "nowhere", {"history": []}, message_count=0)
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_session_recovered_once_says_so_and_copy_writes_another(
+    store: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = store
+    (root / "sessions" / f"{GONE}.json").unlink()
+    first = recover(env, GONE)["new_id"]
+    assert run_deja(env, "index").returncode == 0
+    before = snapshot(root)
+    again = run_deja(env, "recover", GONE)
+    assert again.returncode == 1 and f"already recovered: Continue holds it as session {first}" in (
+        again.stderr
+    )
+    assert snapshot(root) == before
+    lost = run_deja(env, "sessions", "--lost", "--all").stdout
+    assert f"file gone: 4 turns only Deja holds (recovered as {first})" in lost
+    assert recover(env, GONE, "--copy")["new_id"] not in (first, GONE)

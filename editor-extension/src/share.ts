@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import type { SessionActions } from "./actions";
-import { recoveredMessage } from "./pure/share";
+import { copyWouldHelp, recoveredMessage } from "./pure/share";
 import { Methods } from "./pure/protocol";
 import type { ExportFormat, ExportResult, RecoverResult } from "./pure/share";
 import { pickSession, targetOf, type SessionTarget } from "./sessions";
@@ -41,7 +41,7 @@ export class ShareActions {
       result = await this.sidecar.request<RecoverResult>(Methods.recover, { sessionId: target.id, copy });
     } catch (error) {
       const text = errorText(error);
-      if (!copy && text.includes("nothing to recover: Continue still holds")) {
+      if (!copy && copyWouldHelp(text)) {
         const choice = await vscode.window.showInformationMessage(`Deja: ${text}.`, "Recover a Copy");
         if (choice === "Recover a Copy") {
           await this.recover(target, true);

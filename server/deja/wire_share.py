@@ -36,4 +36,9 @@ def recover_json(outcome: RecoverOutcome) -> dict[str, Any]:
 
 def lost_session_json(item: LostSession) -> dict[str, Any]:
     """A session as `sessions` gives it, with why it is lost and how many turns only Deja holds."""
-    return {**session_json(item.session), "lost": item.kind, "only_deja": item.only_deja}
+    return {
+        **session_json(item.session),
+        "lost": item.kind,
+        "only_deja": item.only_deja,
+        "recovered_as": item.recovered_as,
+    }

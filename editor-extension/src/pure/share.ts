@@ -21,6 +21,8 @@ export interface RecoverResult {
 export interface LostSession extends SessionSummary {
   lost: "deleted" | "compacted";
   only_deja: number;
+  /** The session an earlier Recover into Continue wrote for it, once indexed. */
+  recovered_as: string | null;
 }
 
 export interface LostSessionsResult {
@@ -50,11 +52,18 @@ export function recoveredMessage(result: RecoverResult): string {
   );
 }
 
+/** Whether a recover error is one a copy gets past (Continue holds it whole, or it was
+ * recovered already): then Recover a Copy is offered instead of an error. */
+export function copyWouldHelp(message: string): boolean {
+  return message.includes("nothing to recover: Continue still holds") || message.includes("already recovered:");
+}
+
 export function keptByDejaLabel(count: number): string {
   return count === 0 ? "Kept by Deja" : `Kept by Deja (${count})`;
 }
 
 export function lostDescription(session: LostSession): string {
   const why = session.lost === "deleted" ? "file gone" : "compacted";
-  return `${why} · ${session.only_deja} turn${session.only_deja === 1 ? "" : "s"} only in Deja`;
+  const recovered = session.recovered_as !== null ? " · recovered" : "";
+  return `${why} · ${session.only_deja} turn${session.only_deja === 1 ? "" : "s"} only in Deja${recovered}`;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionSummary } from "../../src/pure/protocol";
 import { headerHtml } from "../../src/pure/sessionPage";
-import { keptByDejaLabel, lostDescription, notWholeInContinue, recoveredMessage, type LostSession, type RecoverResult } from "../../src/pure/share";
+import { copyWouldHelp, keptByDejaLabel, lostDescription, notWholeInContinue, recoveredMessage, type LostSession, type RecoverResult } from "../../src/pure/share";
 
 const SESSION: SessionSummary = {
   id: "5c0ffee0-1111-4aaa-8bbb-000000000001",
@@ -58,7 +58,14 @@ void test("a recovery says what was written, that it is redacted, and how to go 
 void test("the Kept by Deja group counts its sessions and says why each is there", () => {
   assert.equal(keptByDejaLabel(0), "Kept by Deja");
   assert.equal(keptByDejaLabel(2), "Kept by Deja (2)");
-  const gone: LostSession = { ...SESSION, deleted: true, lost: "deleted", only_deja: 5 };
+  const gone: LostSession = { ...SESSION, deleted: true, lost: "deleted", only_deja: 5, recovered_as: null };
   assert.equal(lostDescription(gone), "file gone · 5 turns only in Deja");
   assert.equal(lostDescription({ ...gone, lost: "compacted", only_deja: 1 }), "compacted · 1 turn only in Deja");
+  assert.equal(lostDescription({ ...gone, recovered_as: "9f1c2d3e-0000-4000-8000-000000000009" }), "file gone · 5 turns only in Deja · recovered");
+});
+
+void test("Recover a Copy is offered when a copy gets past the refusal, not for other errors", () => {
+  assert.ok(copyWouldHelp("deja/recover: nothing to recover: Continue still holds session x whole (--copy writes a copy anyway)"));
+  assert.ok(copyWouldHelp("deja/recover: already recovered: Continue holds it as session y (--copy writes another)"));
+  assert.ok(!copyWouldHelp("deja/recover: /s/sessions.json does not parse as JSON: left as it is, nothing written"));
 });

@@ -19,6 +19,21 @@ class LostSession:
     session: SessionSummary
     kind: LostKind
     only_deja: int  # history items (turns) Continue's file no longer has
+    recovered_as: str | None = None  # the session `deja recover` wrote for it, once indexed
+
+
+# A session `deja recover` wrote: a copy of the lost one's turns (so the index holds it as a fork
+# of it) under its title marked recovered; the newest one still in Continue's store.
+RECOVERED_AS_SQL = (
+    "SELECT s.id FROM forks k JOIN sessions s ON s.id = k.session_id"
+    " WHERE k.parent_id = ? AND s.deleted = 0 AND s.title LIKE '%(recovered)'"
+    " ORDER BY s.started DESC, s.id LIMIT 1"
+)
+
+
+def recovered_as(db: sqlite3.Connection, session_id: str) -> str | None:
+    row = db.execute(RECOVERED_AS_SQL, (session_id,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def lost_sessions(db: sqlite3.Connection, scope: Scope) -> list[LostSession]:
@@ -34,8 +49,7 @@ def lost_sessions(db: sqlite3.Connection, scope: Scope) -> list[LostSession]:
     found = []
     for row in rows:
         summary = summary_from_row(row)
-        if summary.deleted:
-            found.append(LostSession(summary, "deleted", int(row["held"])))
-        else:
-            found.append(LostSession(summary, "compacted", summary.kept_turns))
+        kind: LostKind = "deleted" if summary.deleted else "compacted"
+        held = int(row["held"]) if summary.deleted else summary.kept_turns
+        found.append(LostSession(summary, kind, held, recovered_as(db, summary.id)))
     return found

@@ -42,6 +42,7 @@ class Recovered:
     history: list[dict[str, Any]] = field(default_factory=list)
     only_deja: int = 0
     inherited: int = 0
+    recovered_as: str | None = None  # a session an earlier `deja recover` wrote for it
 
     @property
     def whole_in_continue(self) -> bool:
@@ -75,6 +76,11 @@ def check_recoverable(recovered: Recovered, *, copy: bool) -> None:
         raise NothingToRecover(
             f"nothing to recover: Continue still holds session {session.id} whole"
             " (--copy writes a copy anyway)"
+        )
+    if recovered.recovered_as is not None and not copy:
+        raise NothingToRecover(
+            f"already recovered: Continue holds it as session {recovered.recovered_as}"
+            " (--copy writes another)"
         )
 
 
@@ -110,6 +116,9 @@ def recovered_session(db: sqlite3.Connection, session_id: str) -> Recovered:
         history=history,
         inherited=inherited,
     )
+    from .lost import recovered_as
+
+    recovered.recovered_as = recovered_as(db, session_id)
     own = sum(1 for owner, _, _, _ in turns if owner == session_id)
     recovered.only_deja = (own if summary.deleted else summary.kept_turns) + inherited
     return recovered

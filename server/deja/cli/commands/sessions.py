@@ -82,10 +82,12 @@ def _lost(args: argparse.Namespace, history: History, choice: ScopeChoice) -> in
         for item in lost:
             out += render.session_lines(item.session, style, now)
             why = "file gone" if item.kind == "deleted" else "compacted"
-            out.append(
-                f"    {why}: {item.only_deja} turns only Deja holds"
-                f" (deja recover {item.session.id[:8]})"
+            how = (
+                f"recovered as {item.recovered_as}"
+                if item.recovered_as
+                else f"deja recover {item.session.id[:8]}"
             )
+            out.append(f"    {why}: {item.only_deja} turns only Deja holds ({how})")
         if not lost:
             out.append(f"nothing lost in {choice.scope.label}: Continue holds every session whole")
         return out
