@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import settings
 from .wire import session_json
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def recover_json(outcome: RecoverOutcome) -> dict[str, Any]:
         "turns": len(recovered.history),
         "only_deja": recovered.only_deja,
         "fork": {"line": fork.line, "argv": fork.argv, "cwd": fork.cwd},
-        "redacted": True,
+        "redacted": settings.redact_secrets(),
     }
     if not outcome.written:
         data["document"] = recovered.document(new.session_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import Literal
 
+from deja import settings
 from deja.query import SessionView
 
 Format = Literal["md", "html", "json"]
@@ -32,7 +33,7 @@ def export_session(view: SessionView, form: Format, now: float | None = None) ->
             "kind": EXPORT_KIND,
             "version": EXPORT_VERSION,
             "exported_at": iso_time(stamp),
-            "redacted": True,
+            "redacted": settings.redact_secrets(),
             "session": session_json(view.session),
             "records": [record_json(record) for record in view.records],
         }

@@ -48,6 +48,8 @@ a { color: var(--link); }
 .markdown pre { background: var(--code); padding: 8px; overflow-x: auto; }
 .markdown code { background: var(--code); padding: 0 3px; }
 .markdown pre code { background: none; padding: 0; }
+.markdown table { border-collapse: collapse; }
+.markdown th, .markdown td { border: 1px solid var(--border); padding: 2px 8px; }
 details { margin: 4px 0; }
 summary { cursor: pointer; }
 .tool > summary, .tool.read { padding: 2px 4px; }
@@ -98,7 +100,12 @@ def _header(summary: SessionSummary, now: float) -> str:
     forked = fork_line(summary)
     if forked:
         notes.append(f"{forked.capitalize()}: the turns before it are that session's.")
-    notes.append(f"Exported by Deja {iso_time(now)}; secrets were redacted before indexing.")
+    from deja import settings
+
+    redacted = (
+        "were redacted" if settings.redact_secrets() else "were NOT redacted (DEJA_NO_REDACT)"
+    )
+    notes.append(f"Exported by Deja {iso_time(now)}; secrets {redacted} before indexing.")
     return (
         f'<header class="session-head"><h1>{escape(summary.title or "Untitled session")}</h1>'
         f'<p class="facts">{" · ".join(facts)}</p>'

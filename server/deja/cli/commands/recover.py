@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from deja.query.recover import RecoverOutcome
 
 REDACTED_NOTE = "the text is Deja's copy: secrets were redacted ([redacted:KIND]) before indexing"
+UNREDACTED_NOTE = (
+    "the text is Deja's copy, indexed with DEJA_NO_REDACT=1: secrets were NOT redacted"
+)
 
 
 def add_parser(command: AddCommand) -> None:
@@ -38,7 +41,10 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     implicit_pass(history)
     outcome = history.recover(args.session_id, copy=args.copy, dry_run=args.dry_run)
     if not args.json:
-        print(f"note: {REDACTED_NOTE}", file=sys.stderr)
+        from deja import settings
+
+        note = REDACTED_NOTE if settings.redact_secrets() else UNREDACTED_NOTE
+        print(f"note: {note}", file=sys.stderr)
     emit(args, "recover", lambda: _lines(outcome), **recover_json(outcome))
     return 0
 
