@@ -163,3 +163,29 @@ def test_turns_cn_compacted_away_are_sent_again_after_recover(store: Store) -> N
     assert "listing line 340 of the long output" in said(messages)
     assert "Continuing from the summary." in said(messages)
     assert new_id in store.listed_by_cn()
+
+
+def test_a_fork_of_a_compacted_session_gets_the_turns_it_inherited(store: Store) -> None:
+    """`cn --fork` of a session `cn` compacted copies only from the summary on; Deja still
+    holds the turns before it, and `deja recover` of the fork writes them too."""
+    original = store.run(FIRST, FIRST_REPLIES)
+    store.deja("index")
+    later = time.time() + 5
+    os.utime(store.dirs.root / "sessions" / f"{original}.json", (later, later))
+    store.run(
+        "Carry on, please.",
+        (text_reply("Continuing from the summary."), text_reply("Nothing else to do.")),
+        "--resume",
+        context_length=5100,
+        max_tokens=100,
+    )
+    store.deja("index")
+    fork = store.run("Add a todo file.", (text_reply("Added it."),), "--fork", original)
+    assert fork != original
+    assert FIRST not in (store.dirs.root / "sessions" / f"{fork}.json").read_text()
+    store.deja("index")
+
+    new_id, messages = store.recover_and_fork(fork)
+    assert FIRST in [m.get("content") for m in messages if m["role"] == "user"]
+    assert "Add a todo file." in said(messages) and "Added it." in said(messages)
+    assert new_id in store.listed_by_cn()
