@@ -18,8 +18,15 @@ from deja import jsonlib
 from deja.continue_store.tools import TOOL_ROLES
 from deja.errors import DejaError
 
+from .lost import recovered_as
 from .rows import named
-from .sessions import SessionSummary, TurnRecord, session_summary, turn_record
+from .sessions import (
+    TURN_RECORDS_SQL,
+    SessionSummary,
+    TurnRecord,
+    session_summary,
+    turn_record,
+)
 
 if TYPE_CHECKING:
     from deja.continue_write import NewSession
@@ -116,8 +123,6 @@ def recovered_session(db: sqlite3.Connection, session_id: str) -> Recovered:
         history=history,
         inherited=inherited,
     )
-    from .lost import recovered_as
-
     recovered.recovered_as = recovered_as(db, session_id)
     own = sum(1 for owner, _, _, _ in turns if owner == session_id)
     recovered.only_deja = (own if summary.deleted else summary.kept_turns) + inherited
@@ -163,8 +168,6 @@ def _held_turns(
         turns.extend(_held_turns(db, str(fork[0]), int(fork[1]), depth=depth + 1))
     records: dict[int, list[TurnRecord]] = defaultdict(list)
     limit = 1 << 62 if until is None else until
-    from .sessions import TURN_RECORDS_SQL
-
     for row in named(db).execute(
         f"{TURN_RECORDS_SQL} WHERE r.session_id = ? AND r.turn < ? ORDER BY r.turn, r.id",
         (session_id, limit),
