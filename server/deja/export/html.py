@@ -45,7 +45,9 @@ a { color: var(--link); }
 .badge { border-radius: 8px; padding: 0 6px; font-size: 0.85em; color: #fff;
   background: var(--badge); }
 .message { overflow-wrap: anywhere; }
-.markdown pre { background: var(--code); padding: 8px; overflow-x: auto; }
+.markdown pre { background: var(--code); padding: 8px; overflow-x: auto;
+  border: 1px solid var(--border);
+  border-radius: 4px; }
 .markdown code { background: var(--code); padding: 0 3px; }
 .markdown pre code { background: none; padding: 0; }
 .markdown table { border-collapse: collapse; }
