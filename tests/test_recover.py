@@ -283,7 +283,13 @@ def test_the_workspace_is_written_as_continue_wrote_it(
 
 def test_an_ide_session_keeps_its_tool_items_paired_and_its_workspace_uri(tmp_path: Path) -> None:
     root = tmp_path / "store"
-    state = call("run_terminal_command", {"command": "ls"}, "a.txt", call_id="t1")
+    state = call(
+        "run_terminal_command",
+        {"command": "ls"},
+        "a.txt",
+        call_id="t1",
+        output_status="Command failed with exit code 2",
+    )
     history = [
         ide_user("list the files", "u1"),
         {"message": {"role": "thinking", "content": "I should run ls"}, "contextItems": []},
@@ -309,6 +315,10 @@ def test_an_ide_session_keeps_its_tool_items_paired_and_its_workspace_uri(tmp_pa
     call_id = items[2]["toolCallStates"][0]["toolCallId"]
     assert items[3]["message"] == {"role": "tool", "content": "a.txt", "toolCallId": call_id}
     assert items[2]["toolCallStates"][0]["parsedArgs"] == {"command": "ls"}
+    # The exit code stays where the IDE wrote it, so Deja reads it back from the new file too.
+    assert items[2]["toolCallStates"][0]["output"][0]["status"] == "Command failed with exit code 2"
+    new_file = root / "sessions" / f"{document['sessionId']}.json"
+    assert [f[6] for f in reader_facts(new_file) if f[1] == "command"] == [2]
 
 
 def test_an_entry_continue_adds_meanwhile_is_kept(tmp_path: Path) -> None:

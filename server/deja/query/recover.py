@@ -244,19 +244,26 @@ def _assistant(
             "parsedArgs": args,
         }
         if record.output is not None:
-            state["output"] = [
-                {
-                    "name": "Tool Result",
-                    "description": "Tool execution result",
-                    "content": record.output,
-                }
-            ]
+            state["output"] = [_output_item(record)]
         states.append(state)
     message["toolCalls"] = [state["toolCall"] for state in states]
     item["toolCallStates"] = states
     return item, [
         (s["toolCallId"], s["output"][0]["content"] if "output" in s else "") for s in states
     ]
+
+
+def _output_item(record: TurnRecord) -> dict[str, Any]:
+    """A call's output as Continue stores it; the IDE's terminal tool keeps its exit code in
+    the item's `status`, where Continue wrote it (the CLI's is in the text)."""
+    item: dict[str, Any] = {
+        "name": "Tool Result",
+        "description": "Tool execution result",
+        "content": record.output,
+    }
+    if record.tool == "run_terminal_command" and record.exit_code is not None:
+        item["status"] = f"Command failed with exit code {record.exit_code}"
+    return item
 
 
 def _status(status: str | None) -> str:
