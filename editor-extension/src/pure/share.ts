@@ -10,11 +10,15 @@ export interface RecoverResult {
   written: boolean;
   file: string;
   list_file: string;
+  /** The `sessions.json` entry added. */
+  entry: { sessionId: string; title: string; dateCreated: string; workspaceDirectory: string; messageCount: number };
   title: string;
   turns: number;
   only_deja: number;
   fork: { line: string; argv: string[]; cwd: string | null };
   redacted: boolean;
+  /** With `dryRun`: the session file that would be written (Continue's `Session`). */
+  document?: { sessionId: string; title: string; workspaceDirectory: string; history: unknown[] };
 }
 
 /** `deja/lostSessions`: sessions whose file is gone or was compacted ("Kept by Deja"). */
@@ -26,6 +30,7 @@ export interface LostSession extends SessionSummary {
 }
 
 export interface LostSessionsResult {
+  scope: string;
   sessions: LostSession[];
 }
 

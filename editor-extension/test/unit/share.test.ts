@@ -44,6 +44,7 @@ void test("a recovery says what was written, that it is redacted, and how to go 
     written: true,
     file: "/home/u/.continue/sessions/9f1c2d3e-0000-4000-8000-000000000009.json",
     list_file: "/home/u/.continue/sessions/sessions.json",
+    entry: { sessionId: "9f1c2d3e-0000-4000-8000-000000000009", title: "Make parse_config close its file (recovered)", dateCreated: "1763112600000", workspaceDirectory: "/home/u/proj", messageCount: 3 },
     title: "Make parse_config close its file (recovered)",
     turns: 7,
     only_deja: 1,
