@@ -24,6 +24,9 @@ CORE = (
     "render_markdown",
     "jsonlib",
     "team",
+    "export",
+    "continue_write",
+    "wire_share",
 )
 FRONT_DOORS = ("deja.cli", "deja.lsp", "deja.mcp", "deja.tui")
 EDITOR_LIBRARIES = ("pygls", "lsprotocol", "mcp")
@@ -138,3 +141,20 @@ def test_search_loads_its_command_alone(tmp_path: Path) -> None:
         *EDITOR_LIBRARIES,
     )
     assert not {m for m in loaded if any(within(m, h) for h in heavy)}
+
+
+def test_the_store_writer_is_reached_only_through_history_recover() -> None:
+    """`deja.continue_write` is the one module that writes into Continue's store: only
+    `History.recover` imports it (`query.recover` for its type), no front door and not the
+    reader, so the rest of Deja stays read-only on the store."""
+    importers = {
+        name
+        for name, path in MODULES.items()
+        if any(within(target, "deja.continue_write") for target in imported(path))
+        and name != "deja.continue_write"
+    }
+    assert importers == {"deja.query.history", "deja.query.recover"}
+    assert not any(
+        within(target, "deja.index") or within(target, "deja.query")
+        for target in imported(MODULES["deja.continue_write"])
+    )

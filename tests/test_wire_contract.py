@@ -6,6 +6,7 @@ the fixtures are rewritten (`DEJA_UPDATE_FIXTURES=1`), and so the TypeScript sid
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -138,6 +139,7 @@ async def results(world: World) -> dict[str, Any]:
         }
         found.update(await store_statuses(world, client))
         found.update(await fork_case(world, client))
+        found.update(await share_case(world, client))
     finally:
         await lsp.shutdown_session()
         await lsp.stop()
@@ -165,6 +167,36 @@ async def fork_case(world: World, client: Recorder) -> dict[str, Any]:
         "session-fork": await client.request("deja/session", {"sessionId": FORK_SESSION}),
         "sessionView-fork": await client.request("deja/sessionView", {"sessionId": FORK_SESSION}),
     }
+
+
+# What follows from the clock or a fresh uuid in a recovery, fixed.
+RECOVERED_ID = "9f1c2d3e-0000-4000-8000-000000000009"
+RECOVERED_CREATED = "1763112600000"
+
+
+async def share_case(world: World, client: Recorder) -> dict[str, Any]:
+    """The other session's file deleted: what only Deja holds, a dry-run recovery of it (nothing
+    written), and its Markdown export; then the file is put back as it was."""
+    path = world.store / "sessions" / f"{OTHER_SESSION}.json"
+    data, mtime = path.read_bytes(), path.stat().st_mtime
+    path.unlink()
+
+    async def lost() -> Any:
+        return await client.request("deja/lostSessions", {"scope": "all"})
+
+    for _ in range(500):  # until the sidecar's watcher has seen the deletion
+        if (await lost())["sessions"]:
+            break
+        await asyncio.sleep(0.02)
+    recovered = await client.request("deja/recover", {"sessionId": OTHER_SESSION, "dryRun": True})
+    recovered = json.loads(json.dumps(recovered).replace(recovered["new_id"], RECOVERED_ID))
+    recovered["entry"]["dateCreated"] = RECOVERED_CREATED
+    exported = await client.request("deja/export", {"sessionId": OTHER_SESSION})
+    exported["text"] = SIZES.sub("9.6 KB", AGES.sub("3 days ago", exported["text"]))
+    found = {"lostSessions": await lost(), "recover-dryRun": recovered, "export-md": exported}
+    path.write_bytes(data)
+    os.utime(path, (mtime, mtime))
+    return found
 
 
 async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:

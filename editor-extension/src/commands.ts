@@ -13,6 +13,7 @@ import type { SearchHistory } from "./search";
 import type { SearchView } from "./searchViewResults";
 import { pickSession, targetOf, type SessionDocuments } from "./sessions";
 import type { SessionView } from "./sessionView";
+import type { ShareActions } from "./share";
 import type { Sidecar } from "./sidecar";
 import type { HistoryTree } from "./tree";
 
@@ -22,6 +23,7 @@ export interface Features {
   output: vscode.OutputChannel;
   sessions: SessionDocuments;
   actions: SessionActions;
+  share: ShareActions;
   pastEdits: PastEdits;
   tree: HistoryTree;
   search: SearchHistory;
@@ -73,6 +75,8 @@ function handlers(f: Features): Record<keyof typeof Commands, Handler> {
     whatFixedThis: (argument?: unknown) => f.fixThis.run(argument),
     searchInView: () => f.searchView.focus(),
     searchViewLoadMore: () => f.searchView.loadMore(),
+    recoverIntoContinue: (argument?: unknown) => f.share.recover(argument),
+    exportSession: (argument?: unknown) => f.share.export(argument),
   };
 }
 

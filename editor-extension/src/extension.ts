@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
 import { registerCommands } from "./commands";
+import { ShareActions } from "./share";
 import { ContinueSetup } from "./continueSetup";
 import { FixThis } from "./fixThis";
 import { PastEdits } from "./pastEdits";
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
   sidecar = server;
   const sessions = new SessionDocuments(server);
   const actions = new SessionActions(server, sessions);
+  const share = new ShareActions(server, actions);
   const pastEdits = new PastEdits(server);
   const tree = new HistoryTree(server);
   const search = new SearchHistory(server);
@@ -54,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
     searchView,
     new StatusItem(server),
     vscode.extensions.onDidChange(setContinueInstalled),
-    ...registerCommands({ server, output, sessions, actions, pastEdits, tree, search, restore, continueSetup, fixThis, sessionView, searchView }),
+    ...registerCommands({ server, output, sessions, actions, share, pastEdits, tree, search, restore, continueSetup, fixThis, sessionView, searchView }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServer(event)) {
         void server.restart("the deja settings changed");

@@ -208,6 +208,10 @@ export class SessionView implements vscode.Disposable {
       await vscode.commands.executeCommand(Commands.copySessionId, id);
     } else if (action === "openText") {
       await vscode.commands.executeCommand(Commands.openSessionAsText, id, atTurn);
+    } else if (action === "recover") {
+      await vscode.commands.executeCommand(Commands.recoverIntoContinue, id);
+    } else if (action === "export") {
+      await vscode.commands.executeCommand(Commands.exportSession, id);
     } else {
       await this.restore(id);
     }

@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { sessionDescription, sessionTooltip, titleOf, turnDescription, turnLabel } from "./pure/format";
 import { Commands, Methods, type SessionResult, type SessionsResult, type SessionSummary, type SessionTurn } from "./pure/protocol";
+import { keptByDejaLabel, lostDescription, type LostSession, type LostSessionsResult } from "./pure/share";
 import { errorText, type Sidecar } from "./sidecar";
 
 export const VIEW_IN_CONTINUE = "deja.history";
@@ -12,7 +13,8 @@ const LIMIT = 200;
 export type HistoryNode =
   | { kind: "session"; session: SessionSummary }
   | { kind: "turn"; sessionId: string; title: string; turn: SessionTurn }
-  | { kind: "message"; text: string };
+  | { kind: "message"; text: string }
+  | { kind: "kept"; sessions: LostSession[] };
 
 export class HistoryTree implements vscode.TreeDataProvider<HistoryNode>, vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<HistoryNode | undefined>();
@@ -68,13 +70,26 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryNode>, vscode
       item.iconPath = new vscode.ThemeIcon("info");
       return item;
     }
+    if (node.kind === "kept") {
+      // What Continue lost and only Deja still holds: each can be recovered into Continue.
+      const item = new vscode.TreeItem(keptByDejaLabel(node.sessions.length), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = "kept-by-deja";
+      item.contextValue = "keptByDeja";
+      item.iconPath = new vscode.ThemeIcon("archive");
+      item.tooltip = "Sessions whose file Continue deleted or compacted: Recover into Continue gives them back.";
+      return item;
+    }
     if (node.kind === "session") {
       const session = node.session;
       const item = new vscode.TreeItem(titleOf(session.title), vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `session:${session.id}`;
       item.description = sessionDescription(session);
       item.tooltip = sessionTooltip(session);
-      item.contextValue = session.lost_context ? "session.compacted" : "session";
+      item.contextValue = session.deleted || session.kept_turns > 0 ? "session.lost" : session.lost_context ? "session.compacted" : "session";
+      if ("lost" in session) {
+        item.id = `kept:${session.id}`;
+        item.description = lostDescription(session as LostSession);
+      }
       item.iconPath = new vscode.ThemeIcon(session.deleted ? "trash" : session.lost_context ? "fold" : "comment-discussion");
       item.accessibilityInformation = { label: `${titleOf(session.title)}, ${item.description}` };
       return item;
@@ -92,6 +107,9 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryNode>, vscode
   async getChildren(node?: HistoryNode): Promise<HistoryNode[]> {
     if (node === undefined) {
       return this.roots();
+    }
+    if (node.kind === "kept") {
+      return node.sessions.map((session) => ({ kind: "session", session }));
     }
     if (node.kind !== "session") {
       return [];
@@ -116,9 +134,21 @@ export class HistoryTree implements vscode.TreeDataProvider<HistoryNode>, vscode
         notes.push("No Continue session yet (or still indexing).");
       }
       this.setMessage(notes.length > 0 ? notes.join(" ") : undefined);
-      return result.sessions.map((session) => ({ kind: "session", session }));
+      const sessions: HistoryNode[] = result.sessions.map((session) => ({ kind: "session", session }));
+      const kept = await this.keptByDeja();
+      return kept.length > 0 ? [{ kind: "kept", sessions: kept }, ...sessions] : sessions;
     } catch (error) {
       this.setMessage(errorText(error));
+      return [];
+    }
+  }
+
+  /** The "Kept by Deja" group's sessions; an older sidecar without the request: none. */
+  private async keptByDeja(): Promise<LostSession[]> {
+    try {
+      return (await this.sidecar.request<LostSessionsResult>(Methods.lostSessions, { scope: "workspace" })).sessions;
+    } catch (error) {
+      this.sidecar.warn(`Kept by Deja: ${errorText(error)}`);
       return [];
     }
   }

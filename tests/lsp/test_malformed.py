@@ -132,6 +132,11 @@ MALFORMED: list[tuple[str, Any]] = [
     ("deja/restore", {"selection": 7}),
     ("deja/restore", {"topic": {"words": 1}}),
     ("deja/restore", {"scope": "everywhere"}),
+    ("deja/recover", {"sessionId": 7}),
+    ("deja/recover", {"sessionId": EDIT_SESSION, "dryRun": "yes"}),
+    ("deja/lostSessions", {"scope": "everywhere"}),
+    ("deja/export", {"sessionId": EDIT_SESSION, "format": "pdf"}),
+    ("deja/export", {}),
 ]
 
 

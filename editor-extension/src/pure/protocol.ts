@@ -299,6 +299,9 @@ export const Methods = {
   teamStatus: "deja/teamStatus",
   indexChanged: "deja/indexChanged",
   storeStatus: "deja/storeStatus",
+  recover: "deja/recover",
+  lostSessions: "deja/lostSessions",
+  export: "deja/export",
 } as const;
 
 export const IndexingToken = "deja/indexing";
@@ -335,4 +338,6 @@ export const Commands = {
   whatFixedThis: "deja.vscode.whatFixedThis",
   searchInView: "deja.vscode.searchInView",
   searchViewLoadMore: "deja.vscode.searchViewLoadMore",
+  recoverIntoContinue: "deja.vscode.recoverIntoContinue",
+  exportSession: "deja.vscode.exportSession",
 } as const;

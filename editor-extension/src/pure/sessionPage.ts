@@ -4,6 +4,7 @@
 
 import { forkLine, titleOf, when } from "./format";
 import type { SessionSummary, SessionViewResult } from "./protocol";
+import { notWholeInContinue } from "./share";
 import { escapeHtml, turnsHtml } from "./sessionHtml";
 
 /** What the header's buttons ask the extension to do (`data-action`). */
@@ -13,6 +14,8 @@ export const HEADER_ACTIONS = [
   ["restore", "Restore into Continue"],
   ["copyId", "Copy Id"],
   ["openText", "Open as Text"],
+  ["recover", "Recover into Continue"],
+  ["export", "Export Session…"],
 ] as const;
 
 export type HeaderAction = (typeof HEADER_ACTIONS)[number][0];
@@ -47,7 +50,9 @@ export function headerHtml(session: SessionSummary): string {
   if (session.deleted) {
     notes.push("Its file was deleted: only Deja still has it.");
   }
-  const buttons = HEADER_ACTIONS.map(([action, label]) => `<button type="button" data-action="${action}">${label}</button>`).join("");
+  // Recover only what Continue no longer holds whole (its file deleted, or turns compacted away).
+  const shown = HEADER_ACTIONS.filter(([action]) => action !== "recover" || notWholeInContinue(session));
+  const buttons = shown.map(([action, label]) => `<button type="button" data-action="${action}">${label}</button>`).join("");
   return [
     `<header class="session-head"><h1>${escapeHtml(titleOf(session.title))}</h1>`,
     `<p class="facts">${facts.join(' <span class="sep">·</span> ')}</p>`,

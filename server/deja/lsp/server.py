@@ -5,7 +5,19 @@ from __future__ import annotations
 import logging
 import sys
 
-from . import commands, fix_files, hover, lens, lifecycle, protocol, requests, restore, session_view
+from . import (
+    commands,
+    export,
+    fix_files,
+    hover,
+    lens,
+    lifecycle,
+    protocol,
+    recover,
+    requests,
+    restore,
+    session_view,
+)
 from .context import DejaServer
 
 LOOPBACK = "127.0.0.1"
@@ -19,6 +31,8 @@ def create_server() -> DejaServer:
     server = DejaServer()
     protocol.install(server)
     for feature in (lifecycle, requests, restore, session_view, fix_files, hover, lens, commands):
+        feature.register(server)
+    for feature in (recover, export):
         feature.register(server)
     return server
 

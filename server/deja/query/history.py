@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from .files import FilesResult
     from .fix import FixResult
     from .fork import ForkCommand
+    from .lost import LostSession
     from .provenance import Provenance
+    from .recover import Recovered, RecoverOutcome
     from .session_page import SessionPage
     from .stats import Stats
 
@@ -116,6 +118,11 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.summaries_of(self.db, list(session_ids))
+    def lost_sessions(self, scope: Scope) -> list[LostSession]:
+        """Sessions whose file is gone or lost turns to compaction (`deja sessions --lost`)."""
+        from .lost import lost_sessions
+
+        return lost_sessions(self.db, scope)
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""
@@ -150,6 +157,32 @@ class History:
         return fork_command(
             session_queries.session_summary(self.db, self.resolve_session(session_id))
         )
+
+    def recover(
+        self, session_id: str, *, copy: bool = False, dry_run: bool = False
+    ) -> RecoverOutcome:
+        """Write what the index holds of a session back into Continue's store as a new session
+        (`deja recover`; the one call that writes into the store: `deja.continue_write`).
+        Raises `NothingToRecover` when Continue still holds it whole (unless `copy`) and
+        `StoreWriteRefused` when the store cannot take it; with `dry_run` nothing is written."""
+        from deja import continue_write
+
+        from .recover import RecoverOutcome, check_recoverable
+
+        recovered = self.recovered(session_id)
+        check_recoverable(recovered, copy=copy)
+        new = continue_write.plan_new_session(
+            self.root, recovered.document(""), message_count=recovered.message_count
+        )
+        if not dry_run:
+            continue_write.write_new_session(new)
+        return RecoverOutcome(recovered, new, written=not dry_run)
+
+    def recovered(self, session_id: str) -> Recovered:
+        """A session as Continue's document, from the index (nothing written)."""
+        from .recover import recovered_session
+
+        return recovered_session(self.db, self.resolve_session(session_id))
 
     def restore(
         self,

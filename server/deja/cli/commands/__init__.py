@@ -19,6 +19,8 @@ NAMES: tuple[str, ...] = (
     "stats",
     "forget",
     "restore",
+    "recover",
+    "export",
     "serve",
     "mcp",
     "install",

@@ -6,8 +6,9 @@ import argparse
 import sys
 import time
 
-from deja.query import History
+from deja.query import History, ScopeChoice
 from deja.wire import session_json
+from deja.wire_share import lost_session_json
 
 from .. import render
 from ..common import (
@@ -26,6 +27,11 @@ def add_parser(command: AddCommand) -> None:
     add_scope(sub)
     sub.add_argument("--limit", type=positive, default=20)
     sub.add_argument("--offset", type=positive, default=0)
+    sub.add_argument(
+        "--lost",
+        action="store_true",
+        help="only sessions whose file is gone or was compacted, with the turns only Deja holds",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +43,8 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     ensure_store(history)
     implicit_pass(history)
     choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
+    if args.lost:
+        return _lost(args, history, choice)
     summaries = history.sessions(choice.scope, args.limit, args.offset)
     total = history.count_sessions(choice.scope)
     style = render.Style(sys.stdout)
@@ -59,5 +67,38 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         notes=choice.notes,
         total=total,
         sessions=[session_json(s) for s in summaries],
+    )
+    return 0
+
+
+def _lost(args: argparse.Namespace, history: History, choice: ScopeChoice) -> int:
+    """`--lost`: what only Deja still holds, and how `deja recover` gives it back."""
+    lost = history.lost_sessions(choice.scope)
+    style = render.Style(sys.stdout)
+    now = time.time()
+
+    def lines() -> list[str]:
+        out = [style.dim(f"note: {note}") for note in choice.notes]
+        for item in lost:
+            out += render.session_lines(item.session, style, now)
+            why = "file gone" if item.kind == "deleted" else "compacted"
+            how = (
+                f"recovered as {item.recovered_as}"
+                if item.recovered_as
+                else f"deja recover {item.session.id[:8]}"
+            )
+            out.append(f"    {why}: {item.only_deja} turns only Deja holds ({how})")
+        if not lost:
+            out.append(f"nothing lost in {choice.scope.label}: Continue holds every session whole")
+        return out
+
+    emit(
+        args,
+        "sessions",
+        lines,
+        scope=choice.scope.label,
+        notes=choice.notes,
+        total=len(lost),
+        sessions=[lost_session_json(item) for item in lost],
     )
     return 0
