@@ -201,15 +201,20 @@ def in_namespace(env: dict[str, str], setup: str, *args: str) -> subprocess.Comp
 
 
 @needs_userns
-def test_a_full_disk_never_stops_a_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("left", [0, 128 * 1024], ids=["nothing-left", "too-little-left"])
+def test_a_full_disk_never_stops_a_read(tmp_path: Path, left: int) -> None:
+    """Nothing left: the index opens read-only (WAL cannot map its -shm). A little left: it
+    opens, and the pass's write fails part way."""
     store, home, env = real_index(tmp_path)
-    write_session(store, session_doc("newer000", [user("websocket news " + "x" * 50_000)]))
+    words = " ".join(f"news{n}" for n in range(20_000))  # more than `left` to write
+    write_session(store, session_doc("newer000", [user("websocket " + words)]))
     saved = tmp_path / "saved"
     shutil.copytree(home, saved)
     size = sum(p.stat().st_size for p in saved.iterdir()) + 64 * 1024
     setup = (
         f"mount -t tmpfs -o size={size} tmpfs {home}; cp -a {saved}/. {home}/; "
-        f"dd if=/dev/zero of={home}/filler bs=4096 2>/dev/null || true"
+        f"dd if=/dev/zero of={home}/filler bs=4096 2>/dev/null || true; "
+        f"truncate -s -{left} {home}/filler"
     )
     for command in [("search", "websocket", "--all"), ("sessions", "--all"), ("index",)]:
         result = in_namespace(env, setup, *command)
@@ -234,3 +239,6 @@ def test_a_read_only_home_answers_queries(tmp_path: Path) -> None:
             assert result.returncode == 1
         else:
             assert result.returncode == 0 and "websocket" in result.stdout
+    doctor = json.loads(in_namespace(env, setup, "doctor", "--json").stdout)["checks"]
+    index = next(c for c in doctor if c["name"] == "index")
+    assert not index["ok"] and "cannot write" in index["detail"] and "writable" in index["fix"]

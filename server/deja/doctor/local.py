@@ -130,8 +130,10 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         schema = schema_version(history.db)
         excluded = history.db.execute("SELECT count(*) FROM excluded").fetchone()[0]
         recovery = history.recovery
-    except (IndexDamaged, IndexUnwritable) as error:
+    except IndexDamaged as error:
         return [failed("index", error.message, REBUILD_FIX)]
+    except IndexUnwritable as error:
+        return [failed("index", error.message, writable_fix(history.home))]
     except DejaError as error:  # a setting the pass reads (DEJA_MAX_SESSION_BYTES, …)
         return [failed("index", error.message, "correct the variable it names, or unset it")]
     finally:
@@ -168,9 +170,13 @@ def damage_check(history: History) -> Check | None:
             "index",
             f"cannot write the index in {history.home}: {history.read_only} (queries still "
             "answer from it)",
-            f"free space on the disk holding {history.home}, or make it writable by you",
+            writable_fix(history.home),
         )
     return None
+
+
+def writable_fix(home: Path) -> str:
+    return f"free space on the disk holding {home}, or make it writable by you"
 
 
 def exclude_check(excluded: int) -> Check:
