@@ -4,6 +4,7 @@ index as it is, never with a traceback; nothing only the index held is lost sile
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from deja.query import History, SearchQuery
 from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, session_doc, user, write_session
 
@@ -100,7 +102,9 @@ def test_a_pass_against_another_store_is_not_applied(tmp_path: Path) -> None:
     store, home, env = real_index(tmp_path)
     other = tmp_path / "profile-b"
     write_session(other, session_doc("bbbb0000", [user("websocket talk in another profile")]))
-    env_b = deja_env(other, home)
+    # A shell set up for another `cn` profile.
+    env_b = {**deja_env(store, home), "CONTINUE_GLOBAL_DIR": str(other)}
+    del env_b["DEJA_CONTINUE_ROOT"]
     result = run_deja(env_b, "search", "websocket", "--all")
     assert result.returncode == 0
     note = one_line(result)
@@ -242,3 +246,64 @@ def test_a_read_only_home_answers_queries(tmp_path: Path) -> None:
     doctor = json.loads(in_namespace(env, setup, "doctor", "--json").stdout)["checks"]
     index = next(c for c in doctor if c["name"] == "index")
     assert not index["ok"] and "cannot write" in index["detail"] and "writable" in index["fix"]
+
+
+def exact_hit(history: History, word: str) -> bool:
+    result = history.search(SearchQuery(word, limit=1))
+    return bool(result.hits) and not result.approximate
+
+
+def test_salvage_steps_over_a_damaged_page_of_turns(tmp_path: Path) -> None:
+    """Header and a page of `records` in the middle both damaged: the turns only the index held
+    on the other pages still come back, and the note says some could not."""
+    store, home = tmp_path / "continue", tmp_path / "home"
+    for n in range(30):  # text that does not compress: a page holds few turns
+        noise = " ".join(hashlib.sha1(f"{n}/{i}".encode()).hexdigest()[:10] for i in range(300))
+        turns = [user(f"kept{n} {noise}"), assistant(f"answer{n} {noise}")]
+        write_session(store, session_doc(f"comp{n:04d}", turns))
+    history = History(home=home, root=store)
+    history.refresh()
+    history.close()
+    for n in range(30):
+        path = store / "sessions" / f"comp{n:04d}.json"
+        doc = session_doc(f"comp{n:04d}", [])
+        doc["history"] = [
+            {
+                "message": {"role": "assistant", "content": "summary"},
+                "contextItems": [],
+                "conversationSummary": "summary",
+            }
+        ]
+        path.write_text(json.dumps(doc))
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000))
+    history = History(home=home, root=store)
+    history.refresh()
+    history.close()
+    db_path = home / "index.sqlite3"
+    with sqlite3.connect(db_path) as db:
+        leaves = [
+            row[0]
+            for row in db.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'records' AND pagetype = 'leaf'"
+                " ORDER BY pageno"
+            )
+        ]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    assert len(leaves) >= 3
+    with open(db_path, "r+b") as f:
+        f.seek((leaves[len(leaves) // 2] - 1) * size)
+        f.write(bytes(size))
+        f.seek(0)
+        f.write(bytes(100))
+    history = History(home=home, root=store)
+    try:
+        assert history.recovery is not None
+        assert "turns only the index held past a damaged page" in history.recovery.lost
+        history.refresh()
+        words = [f"{kind}{n}" for n in range(30) for kind in ("kept", "answer")]
+        found = [word for word in words if exact_hit(history, word)]
+        # The turns on the damaged page are gone; those on the pages after it came back.
+        assert len(words) // 3 <= len(found) < len(words), found
+    finally:
+        history.close()

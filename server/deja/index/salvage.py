@@ -87,24 +87,85 @@ def _copy_table(
         old = {row[1] for row in source.execute(f"PRAGMA table_info({table})")}
     except sqlite3.DatabaseError:
         return 0, False
-    cols = ", ".join(row[1] for row in db.execute(f"PRAGMA table_info({table})") if row[1] in old)
+    cols = [row[1] for row in db.execute(f"PRAGMA table_info({table})") if row[1] in old]
     if not cols:
         return 0, not old
-    count = 0
-    for condition in (where, "compacted = 1") if where != "1" else (where,):
+    insert = (
+        f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+    )
+    rowid = _has_rowid(source, table)
+    conditions = (where,) if where == "1" else (where, "compacted = 1")
+    for condition in conditions:  # the second without the sessions it may not read
+        select = f"SELECT {'rowid, ' if rowid else ''}{', '.join(cols)} FROM {table}"
+        count, whole = _read_around_damage(
+            source, f"{select} WHERE ({condition})", table if rowid else None, db, insert
+        )
+        if count or whole:
+            return count, whole
+    return 0, False
+
+
+def _read_around_damage(
+    source: sqlite3.Connection, select: str, table: str | None, db: sqlite3.Connection, insert: str
+) -> tuple[int, bool]:
+    """Copy what `select` reads. In a table with rowids (`table` given), a damaged page is
+    stepped over: the read starts again at the first rowid past it that a seek can reach."""
+    count, whole, after = 0, True, 0
+    while True:
         try:
-            cursor = source.execute(f"SELECT {cols} FROM {table} WHERE {condition}")
-            marks = ", ".join("?" * len(cols.split(", ")))
+            cursor = source.execute(
+                f"{select} AND rowid > ? ORDER BY rowid" if table else select,
+                (after,) if table else (),
+            )
             while rows := cursor.fetchmany(500):
-                db.executemany(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)
+                db.executemany(insert, [row[1:] for row in rows] if table else rows)
                 count += len(rows)
-            return count, True
+                if table:
+                    after = int(rows[-1][0])
+            return count, whole
         except sqlite3.DatabaseError as error:
             if not is_damage(error):
                 raise
-            if count:
-                return count, False
-    return count, False
+            whole = False
+            past = None if table is None else _past_damage(source, table, after)
+            if past is None:
+                return count, whole
+            after = past
+
+
+def _past_damage(source: sqlite3.Connection, table: str, bad: int) -> int | None:
+    """The least rowid bound past `bad` from which a read of `table` seeks without meeting the
+    damage: doubling the stride until one works, then halving back to the first that does."""
+
+    def reads(after: int) -> bool:
+        try:
+            source.execute(
+                f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1", (after,)
+            ).fetchall()
+            return True
+        except sqlite3.DatabaseError as error:
+            if not is_damage(error):
+                raise
+            return False
+
+    step = 1
+    while not reads(bad + step):
+        step *= 2
+        if step > 1 << 62:
+            return None
+    low, high = bad + step // 2, bad + step  # `low` fails (or is `bad`), `high` reads
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reads(middle) else (middle, high)
+    return high
+
+
+def _has_rowid(source: sqlite3.Connection, table: str) -> bool:
+    try:
+        source.execute(f"SELECT rowid FROM {table} LIMIT 0")
+        return True
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _readable_copy(damaged: Path, copy: Path) -> sqlite3.Connection | None:
