@@ -112,7 +112,7 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         return [failed("index", error.message, "set DEJA_HOME to an absolute path, or unset it")]
     try:
         history = History(home, root)
-    except (OSError, sqlite3.Error) as error:
+    except (OSError, sqlite3.Error, DejaError) as error:
         return [
             failed(
                 "index",

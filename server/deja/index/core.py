@@ -37,7 +37,13 @@ class Index:
         prepare_home(home)
         # `read_only`: why the index cannot be written (a full disk, a read-only home): it was
         # opened for reading, queries answer, passes raise `IndexUnwritable`.
-        self.db, self.recovery, self.read_only = open_index(self.path)
+        try:
+            self.db, self.recovery, self.read_only = open_index(self.path)
+        except (sqlite3.Error, OSError) as error:
+            said = self.user_error(error)  # damaged, and cannot be moved aside; or unwritable
+            if said is None:
+                raise
+            raise said from None
 
     def close(self) -> None:
         self.db.close()

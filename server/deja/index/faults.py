@@ -64,6 +64,8 @@ def is_write_failure(error: BaseException) -> bool:
     error = root_cause(error)
     if isinstance(error, OSError):
         return error.errno in _WRITE_ERRNOS
+    if not isinstance(error, sqlite3.Error):
+        return False
     return _code(error) in _WRITE_CODES or "readonly" in str(error)
 
 
