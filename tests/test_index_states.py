@@ -25,6 +25,9 @@ COMMANDS = [
     ("sessions", "--all"),
     ("blame", "src/app.py"),
     ("restore", "--all"),
+    ("fix", "oops"),
+    ("files", "websocket", "--all"),
+    ("forget", "--list"),
     ("stats",),
     ("doctor",),
     ("index",),
@@ -142,13 +145,18 @@ def test_a_moved_store_is_followed_and_an_old_index_adopts_its_store(tmp_path: P
 # A damaged index ----------------------------------------------------------------------------
 
 
-def test_a_damaged_page_gives_one_line_everywhere_and_rebuild_salvages(tmp_path: Path) -> None:
+@pytest.mark.parametrize("table", ["records_fts_data", "records"])
+def test_a_damaged_page_gives_one_line_everywhere_and_rebuild_salvages(
+    tmp_path: Path, table: str
+) -> None:
+    """The root page of the search index's words, or of the turns themselves."""
     _, home, env = real_index(tmp_path)
-    damage_page(home / "index.sqlite3", "records_fts_data")  # the search index's words
+    damage_page(home / "index.sqlite3", table)
     for command in COMMANDS:  # those that read no damaged page answer
         result = run_deja(env, *command)
         line = one_line(result)
-        if command[0] in ("search", "index"):  # index: the damage search met
+        if command[0] in ("search", "index") or (table == "records" and command[0] == "show"):
+            # index: the damage search met
             assert result.returncode == 1 and "damaged" in line, (command, result)
             assert "deja index --rebuild" in line
     doctor = json.loads(run_deja(env, "doctor", "--json").stdout)["checks"]
@@ -157,10 +165,16 @@ def test_a_damaged_page_gives_one_line_everywhere_and_rebuild_salvages(tmp_path:
     assert "deja index --rebuild" in index["fix"]
     rebuilt = run_deja(env, "index", "--rebuild")
     assert rebuilt.returncode == 0, rebuilt.stderr
-    assert "moved to index.sqlite3.corrupt-" in rebuilt.stderr
+    assert "moved to index.sqlite3.corrupt-" in one_line(rebuilt)
     assert list(home.glob("index.sqlite3.corrupt-*"))
-    assert "alpha000" in run_deja(env, "search", "websocket", "--all").stdout
     assert "private plan" not in run_deja(env, "search", "private", "--all").stdout
+    after = run_deja(env, "search", "websocket", "--all")
+    assert after.returncode == 0 and after.stderr == ""
+    if table == "records":  # every turn was on that page: the compacted one is gone, and said
+        assert "could not read turns only the index held" in rebuilt.stderr
+        assert "alpha000" not in after.stdout
+    else:
+        assert "nothing else is lost" in rebuilt.stderr and "alpha000" in after.stdout
 
 
 def test_a_damaged_header_is_salvaged_and_said(tmp_path: Path) -> None:
