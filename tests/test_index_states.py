@@ -142,6 +142,30 @@ def test_a_moved_store_is_followed_and_an_old_index_adopts_its_store(tmp_path: P
     assert "--switch-store" not in result.stderr
 
 
+def test_an_old_index_keeps_the_store_its_sessions_came_from(tmp_path: Path) -> None:
+    store, other, home = tmp_path / "a", tmp_path / "b", tmp_path / "home"
+    write_session(store, session_doc("aaaa0000", [user("from the first store")]))
+    write_session(other, session_doc("bbbb0000", [user("from another profile")]))
+    history = History(home=home, root=store)
+    history.refresh()
+    with history.index.transaction() as db:  # as an index made before stores were named
+        db.execute("DELETE FROM meta WHERE key = 'store_root'")
+    history.close()
+    elsewhere = History(home=home, root=tmp_path / "b" / ".." / "b")
+    try:
+        report = elsewhere.refresh()
+        assert report.refused is not None and report.refused.problem == "other"
+        assert str(store) in report.refused.message and str(other) in report.refused.message
+    finally:
+        elsewhere.close()
+    own = History(home=home, root=store)
+    try:
+        assert own.refresh().refused is None
+        assert own.db.execute("SELECT value FROM meta WHERE key = 'store_root'").fetchone()
+    finally:
+        own.close()
+
+
 # A damaged index ----------------------------------------------------------------------------
 
 

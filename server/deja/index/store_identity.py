@@ -65,7 +65,7 @@ def _store_of_files(db: sqlite3.Connection) -> str | None:
     ).fetchone()
     if row is None or not row[0]:
         return None
-    return str(Path(row[0]).parent.parent)
+    return str(Path(row[0]).parent.parent.resolve())  # as `judge` names the store
 
 
 def _holds_nothing(db: sqlite3.Connection) -> bool:
