@@ -176,6 +176,8 @@ def test_a_damaged_page_gives_one_line_everywhere_and_rebuild_salvages(
     """The root page of the search index's words, or of the turns themselves."""
     _, home, env = real_index(tmp_path)
     damage_page(home / "index.sqlite3", table)
+    first = run_deja(env, "index")  # before any other command met the damage
+    assert first.returncode == 1 and "damaged" in one_line(first)
     for command in COMMANDS:  # those that read no damaged page answer
         result = run_deja(env, *command)
         line = one_line(result)

@@ -156,9 +156,10 @@ class Index:
 
     def raise_noted_damage(self) -> None:
         """`IndexDamaged` when a command met damage in this file (it may lie where a pass or
-        `deja index` does not read)."""
-        noted = faults.noted_damage(self.path)
+        `deja index` does not read) or a table's root page is damaged."""
+        noted = faults.noted_damage(self.path) or faults.check_roots(self.db)
         if noted is not None:
+            faults.note_damage(self.path, noted)
             raise faults.IndexDamaged(
                 f"the index {self.path} is damaged ({noted}); {faults.REBUILD}"
             )

@@ -127,3 +127,19 @@ def check_whole(db: sqlite3.Connection) -> str | None:
         return None
     # One line: SQLite heads its report with "*** in database main ***".
     return " ".join(line for line in str(row[0]).splitlines() if not line.startswith("***"))
+
+
+def check_roots(db: sqlite3.Connection) -> str | None:
+    """The first row of every table (its root page and the path to its first leaf): a damaged
+    root, which every read of that table meets, found in well under a millisecond, where
+    `check_whole` reads the file (about 1.5 s a GB)."""
+    try:
+        tables = "SELECT name FROM sqlite_master WHERE type = 'table' AND rootpage > 0"
+        for (name,) in db.execute(tables).fetchall():
+            # `*`: a narrower column list may be read from an index instead of the table.
+            db.execute(f'SELECT * FROM "{name}" LIMIT 1').fetchall()
+    except sqlite3.DatabaseError as error:
+        if is_damage(error):
+            return str(error)
+        raise
+    return None
