@@ -29,6 +29,9 @@ _TABLES = (
 )
 _PAGE_SIZES = (4096, 1024, 2048, 8192, 16384, 32768, 65536)
 _SIDES = ("-wal", "-shm")
+# Rows that fail to read one after another, each where a seek reaches it, before the copy of a
+# table stops (the damage is then in what the query reads besides the table).
+_MAX_STUCK = 64
 
 
 class Salvaged(NamedTuple):
@@ -108,55 +111,77 @@ def _copy_table(
 def _read_around_damage(
     source: sqlite3.Connection, select: str, table: str | None, db: sqlite3.Connection, insert: str
 ) -> tuple[int, bool]:
-    """Copy what `select` reads. In a table with rowids (`table` given), a damaged page is
-    stepped over: the read starts again at the first rowid past it that a seek can reach."""
-    count, whole, after = 0, True, 0
+    """Copy what `select` reads, row by row so that a damaged page loses only its own rows. In
+    a table with rowids (`table` given), the damage is stepped over: the read starts again
+    past it; a row that cannot be read where its page can (an overflow page) is skipped alone,
+    and so many such in a row means the damage is not the table's: the copy stops there."""
+    count, whole, after, stuck = 0, True, 0, 0
     while True:
+        start, rows = after, []
         try:
             cursor = source.execute(
                 f"{select} AND rowid > ? ORDER BY rowid" if table else select,
                 (after,) if table else (),
             )
-            while rows := cursor.fetchmany(500):
-                db.executemany(insert, [row[1:] for row in rows] if table else rows)
-                count += len(rows)
+            for row in cursor:
+                rows.append(row[1:] if table else row)
                 if table:
-                    after = int(rows[-1][0])
+                    after = int(row[0])
+                if len(rows) == 500:
+                    count += _insert(db, insert, rows)
+            count += _insert(db, insert, rows)
             return count, whole
         except sqlite3.DatabaseError as error:
+            count += _insert(db, insert, rows)
             if not is_damage(error):
                 raise
             whole = False
-            past = None if table is None else _past_damage(source, table, after)
-            if past is None:
+            stuck = stuck + 1 if after == start else 0
+            found = (
+                None if table is None or stuck > _MAX_STUCK else _past_damage(source, table, after)
+            )
+            if found is None:
                 return count, whole
-            after = past
+            after = found
+
+
+def _insert(db: sqlite3.Connection, insert: str, rows: list[tuple[object, ...]]) -> int:
+    db.executemany(insert, rows)
+    done = len(rows)
+    rows.clear()
+    return done
 
 
 def _past_damage(source: sqlite3.Connection, table: str, bad: int) -> int | None:
-    """The least rowid bound past `bad` from which a read of `table` seeks without meeting the
-    damage: doubling the stride until one works, then halving back to the first that does."""
+    """The bound to read `table` from past the damage met after rowid `bad`: past the first
+    row after `bad` when a seek reaches it (the row itself could not be read), else the least
+    bound a seek gets past the damaged page from — the stride doubled until one works, then
+    halved back to the first that does."""
 
-    def reads(after: int) -> bool:
+    def first_after(after: int) -> int | None:
+        """The first rowid after `after`, -1 at the end, None when the seek meets damage."""
         try:
-            source.execute(
+            row = source.execute(
                 f"SELECT rowid FROM {table} WHERE rowid > ? ORDER BY rowid LIMIT 1", (after,)
-            ).fetchall()
-            return True
+            ).fetchone()
         except sqlite3.DatabaseError as error:
             if not is_damage(error):
                 raise
-            return False
+            return None
+        return -1 if row is None else int(row[0])
 
+    here = first_after(bad)
+    if here is not None:
+        return None if here == -1 else here
     step = 1
-    while not reads(bad + step):
+    while first_after(bad + step) is None:
         step *= 2
         if step > 1 << 62:
             return None
-    low, high = bad + step // 2, bad + step  # `low` fails (or is `bad`), `high` reads
+    low, high = bad + step // 2, bad + step  # `low` meets the damage (or is `bad`), `high` not
     while high - low > 1:
         middle = (low + high) // 2
-        low, high = (low, middle) if reads(middle) else (middle, high)
+        low, high = (low, middle) if first_after(middle) is not None else (middle, high)
     return high
 
 
