@@ -218,7 +218,7 @@ def test_corrupt_index_is_rebuilt_with_a_clear_statement(tmp_path: Path, store: 
     history = History(home=home, root=store)
     try:
         assert history.index.recovery is not None
-        assert "cannot be recovered" in history.index.recovery.lost
+        assert "nothing could be read from it" in history.index.recovery.lost
         history.refresh()
         assert texts(history, "corruption")
     finally:

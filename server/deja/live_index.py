@@ -29,6 +29,7 @@ NOT_APPLIED = {
     "missing": "Continue's store is missing",
     "unreadable": "Continue's store cannot be listed",
     "empty": "Continue's store lists no session",
+    "other": "Continue's store is not the one this index holds",
 }
 OPEN_FAILED = "the index could not be opened: {error}"
 FIRST_PASS_FAILED = "failed (see the log)"

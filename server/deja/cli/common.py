@@ -66,35 +66,65 @@ def add_scope(sub: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def opened_history() -> Iterator[History]:
+    """The index, opened; a recovery it took said on stderr; an error about the index file
+    (damaged, cannot be written) made one line."""
     try:
         history = History()
     except OSError as error:
         raise CliError(f"cannot open the index: {error}") from None
+    if history.recovery is not None:
+        print(f"deja: note: {history.recovery.said()}", file=sys.stderr)
     try:
         yield history
+    except Exception as error:
+        said = history.user_error(error)
+        if said is None:
+            raise
+        raise said from None
     finally:
         history.close()
 
 
 def run_pass(
-    history: History, *, rebuild: bool = False, quiet: bool = False, accept_empty: bool = False
+    history: History,
+    *,
+    rebuild: bool = False,
+    quiet: bool = False,
+    accept_empty: bool = False,
+    switch_store: bool = False,
 ) -> PassReport:
     bar = ProgressBar(sys.stderr, enabled=not quiet)
     try:
-        return history.refresh(rebuild=rebuild, progress=bar.update, accept_empty=accept_empty)
+        return history.refresh(
+            rebuild=rebuild,
+            progress=bar.update,
+            accept_empty=accept_empty,
+            switch_store=switch_store,
+        )
     finally:
         bar.finish()
 
 
 def implicit_pass(history: History) -> None:
-    """The pass a command runs before it answers. A store that was not applied (missing or
-    emptied) is said once on stderr; the answer comes from the index as it is. A store the
-    last pass saw as it is now needs none (what keeps `deja search` quick)."""
+    """The pass a command runs before it answers. A store that was not applied (missing,
+    emptied or another) or an index that cannot be written (full disk, read-only home) is
+    said once on stderr; the answer comes from the index as it is. A store the last pass saw
+    as it is now needs none (what keeps `deja search` quick)."""
     if history.store_unchanged():
         return
-    report = run_pass(history, quiet=True)
-    if report.refused is not None:
-        print(f"deja: note: {report.refused.message}; answering from the index", file=sys.stderr)
+    from deja.index.faults import IndexUnwritable
+
+    try:
+        report = run_pass(history, quiet=True)
+    except IndexUnwritable as error:
+        print(f"deja: note: {error.message}; answering from the index as it is", file=sys.stderr)
+        return
+    if report.refused is None:
+        return
+    refused = report.refused.message
+    if report.refused.problem != "other":  # that message says it already
+        refused += "; answering from the index"
+    print(f"deja: note: {refused}", file=sys.stderr)
 
 
 def ensure_store(history: History) -> None:

@@ -14,7 +14,12 @@ if TYPE_CHECKING:
     import argparse
 
 # `commands/index.py`'s flags (all `store_true`) by their destination.
-_FLAGS = {"--json": "json", "--rebuild": "rebuild", "--accept-empty": "accept_empty"}
+_FLAGS = {
+    "--json": "json",
+    "--rebuild": "rebuild",
+    "--accept-empty": "accept_empty",
+    "--switch-store": "switch_store",
+}
 
 
 def parse(words: list[str]) -> argparse.Namespace | None:

@@ -13,12 +13,18 @@ from deja.continue_store.store import NO_SESSIONS_FOLDER, scan_session_files
 from deja.errors import DejaError
 from deja.index import PassReport
 from deja.index.exclude import load_exclude_list
+from deja.index.faults import IndexDamaged, IndexUnwritable
 from deja.index.schema import schema_version
 from deja.query import History
 from deja.units import human_size
 from deja.wire import iso
 
 from .checks import Check, failed, passed
+
+REBUILD_FIX = (
+    "run `deja index --rebuild`: it moves the file aside, keeps what it can still read "
+    "(forgotten sessions, compacted turns) and rebuilds the rest from Continue's store"
+)
 
 
 def where_looked() -> list[str]:
@@ -62,6 +68,12 @@ def unreadable_fix(reason: str) -> str:
 
 
 def sessions_check(report: PassReport, root: Path) -> Check:
+    if report.refused is not None and report.refused.problem == "other":
+        fix = (
+            f"`deja index --switch-store` makes the index follow {root}; to keep each store's "
+            "history apart, give each its own DEJA_HOME; or unset the variable that names it"
+        )
+        return failed("sessions", report.refused.message, fix)
     if report.refused is not None:
         fix = (
             "if the sessions were removed on purpose, `deja index --accept-empty` applies that; "
@@ -100,7 +112,7 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         return [failed("index", error.message, "set DEJA_HOME to an absolute path, or unset it")]
     try:
         history = History(home, root)
-    except (OSError, sqlite3.Error) as error:
+    except (OSError, sqlite3.Error, DejaError) as error:
         return [
             failed(
                 "index",
@@ -108,12 +120,20 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
                 f"make {home} a folder you can write (or set DEJA_HOME to one)",
             )
         ]
+    damage = damage_check(history)
+    if damage is not None:
+        history.close()
+        return [damage]
     try:
         report = history.refresh()
         stats = history.stats()
         schema = schema_version(history.db)
         excluded = history.db.execute("SELECT count(*) FROM excluded").fetchone()[0]
         recovery = history.recovery
+    except IndexDamaged as error:
+        return [failed("index", error.message, REBUILD_FIX)]
+    except IndexUnwritable as error:
+        return [failed("index", error.message, writable_fix(history.home))]
     except DejaError as error:  # a setting the pass reads (DEJA_MAX_SESSION_BYTES, …)
         return [failed("index", error.message, "correct the variable it names, or unset it")]
     finally:
@@ -135,6 +155,28 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
     )
     sessions = [sessions_check(report, root)] if store_found else []
     return [*sessions, index, exclude_check(int(excluded))]
+
+
+def damage_check(history: History) -> Check | None:
+    """SQLite's check of every page of the index (a damaged page lies where a command may not
+    read for months), and whether it can be written."""
+    from deja.index.faults import check_whole
+
+    fault = check_whole(history.db)
+    if fault is not None:
+        return failed("index", f"{history.index.path} is damaged: {fault}", REBUILD_FIX)
+    if history.read_only is not None:
+        return failed(
+            "index",
+            f"cannot write the index in {history.home}: {history.read_only} (queries still "
+            "answer from it)",
+            writable_fix(history.home),
+        )
+    return None
+
+
+def writable_fix(home: Path) -> str:
+    return f"free space on the disk holding {home}, or make it writable by you"
 
 
 def exclude_check(excluded: int) -> Check:

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from deja.continue_store.workspace import normalize_workspace
 
-from . import store_stamp
+from . import faults, store_identity, store_stamp
 from .lock import LOCK_NAME, writer_lock
-from .recovery import open_index
+from .recovery import open_index, recover
 from .schema import DB_NAME, prepare_home
 
 if TYPE_CHECKING:
@@ -35,7 +35,15 @@ class Index:
         self.exclude_path = exclude_path
         self.path = home / DB_NAME
         prepare_home(home)
-        self.db, self.recovery = open_index(self.path)
+        # `read_only`: why the index cannot be written (a full disk, a read-only home): it was
+        # opened for reading, queries answer, passes raise `IndexUnwritable`.
+        try:
+            self.db, self.recovery, self.read_only = open_index(self.path)
+        except (sqlite3.Error, OSError) as error:
+            said = self.user_error(error)  # damaged, and cannot be moved aside; or unwritable
+            if said is None:
+                raise
+            raise said from None
 
     def close(self) -> None:
         self.db.close()
@@ -108,16 +116,77 @@ class Index:
         progress: Progress | None = None,
         only: set[str] | None = None,
         accept_empty: bool = False,
+        switch_store: bool = False,
     ) -> PassReport:
         """One pass: read what changed (everything with `rebuild`), keep what compaction took.
         A store folder that is missing or unreadable, or that lists no session file while the
-        index holds live sessions (unless `accept_empty`), is not applied: the report says why
-        in `refused` and the index is left as it was."""
+        index holds live sessions (unless `accept_empty`), or another store than the index's
+        own (unless `switch_store`), is not applied: the report says why in `refused` and the
+        index is left as it was. Raises `IndexUnwritable` when the index cannot be written
+        (the connection still reads) and `IndexDamaged` when the file is damaged (`rebuild`
+        moves a damaged file aside first, keeping what it can read)."""
+        from .pass_report import PassReport
         from .refresh import run_pass
 
-        return run_pass(
-            self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
-        )
+        if self.read_only is not None:
+            raise faults.unwritable(self.home, self.read_only)
+        try:
+            if rebuild:
+                self._recover_if_damaged()
+            else:
+                self.raise_noted_damage()
+            refused, adopt = store_identity.judge(self.db, self.root, switch=switch_store)
+            if refused is not None:
+                return PassReport(refused=store_identity.refusal(refused))
+            if adopt:
+                with self.writer(), self.transaction() as db:
+                    store_identity.record(db, self.root)
+            return run_pass(
+                self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+            )
+        except (sqlite3.Error, OSError) as error:
+            self._end_transaction()
+            if faults.is_damage(error):
+                raise faults.damaged(self.path, error) from None
+            if faults.is_write_failure(error):
+                raise faults.unwritable(
+                    self.home, faults.why_unwritable(error, self.home)
+                ) from None
+            raise
+
+    def raise_noted_damage(self) -> None:
+        """`IndexDamaged` when a command met damage in this file (it may lie where a pass or
+        `deja index` does not read) or a table's root page is damaged."""
+        noted = faults.noted_damage(self.path) or faults.check_roots(self.db)
+        if noted is not None:
+            faults.note_damage(self.path, noted)
+            raise faults.IndexDamaged(
+                f"the index {self.path} is damaged ({noted}); {faults.REBUILD}"
+            )
+
+    def user_error(self, error: BaseException) -> Exception | None:
+        """A query's SQLite error as the user's one line (damage noted for `deja index`), or
+        None when it is not about the file."""
+        if faults.is_damage(error):
+            return faults.damaged(self.path, error)
+        if isinstance(error, (sqlite3.Error, OSError)) and faults.is_write_failure(error):
+            return faults.unwritable(self.home, faults.why_unwritable(error, self.home))
+        return None
+
+    def _end_transaction(self) -> None:
+        """A failed write leaves the connection reading the index as it was."""
+        with contextlib.suppress(sqlite3.Error):
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+
+    def _recover_if_damaged(self) -> None:
+        """Before a rebuild: a damaged file (SQLite's quick check over every page, or a damage
+        a command met) is moved aside and what it holds salvaged, as on open."""
+        fault = faults.check_whole(self.db) or faults.noted_damage(self.path)
+        if fault is None:
+            return
+        self.db.close()
+        self.db, self.recovery = recover(self.path, fault, checked=True)
 
     def store_unchanged(self) -> bool:
         """The store is as the last whole pass saw it: by stat alone, no file read."""

@@ -1,5 +1,6 @@
-"""Opening the index file: a corrupt file is moved aside and rebuilt from the store, an old schema
-is upgraded keeping what only the index holds."""
+"""Opening the index file: a damaged file is moved aside, what it still holds salvaged and the
+rest rebuilt from the store; an old schema is upgraded keeping what only the index holds; a file
+that cannot be written (full disk, read-only home) is opened read-only, for queries."""
 
 from __future__ import annotations
 
@@ -10,8 +11,18 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from .faults import clear_damage, is_damage, is_write_failure, root_cause, why_unwritable
+from .lock import LOCK_NAME, writer_lock
 from .pack import PACK_MIN_BYTES, failed_sql
-from .schema import DB_NAME, SCHEMA_VERSION, VIEW_DDL, IndexCorrupt, connect, schema_version
+from .schema import (
+    DB_NAME,
+    SCHEMA_VERSION,
+    VIEW_DDL,
+    IndexCorrupt,
+    connect,
+    connect_read_only,
+    schema_version,
+)
 
 # A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
 # store) until the file is closed; cut back to this whenever it restarts after a checkpoint.
@@ -24,22 +35,43 @@ class Recovery(NamedTuple):
     message: str
     lost: str
 
+    def said(self) -> str:
+        return f"{self.message}; {self.lost}"
 
-def open_index(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
-    """The connection to the index at `path`, and the recovery it took, if any."""
-    db, recovery = _open(path)
+
+class Opened(NamedTuple):
+    db: sqlite3.Connection
+    recovery: Recovery | None
+    read_only: str | None  # why the index cannot be written, when it cannot
+
+
+def open_index(path: Path) -> Opened:
+    """The connection to the index at `path`, the recovery it took, if any, and why it was
+    opened read-only, if it was."""
+    try:
+        db, recovery = _open(path)
+    except (IndexCorrupt, sqlite3.Error, OSError) as error:
+        if not is_write_failure(error) or not path.exists():
+            raise
+        # Queries still answer from what the file holds; `deja index` says it cannot write.
+        return Opened(connect_read_only(path), None, why_unwritable(error, path.parent))
     db.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
-    return db, recovery
+    return Opened(db, recovery, None)
 
 
 def _open(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
+    db = None
     try:
         db = connect(path)
         # Reading the schema and a row catches a file that is not a database; a full
         # integrity check would read the whole index on every start.
         db.execute("SELECT id FROM sessions LIMIT 1").fetchone()
     except (IndexCorrupt, sqlite3.DatabaseError) as error:
-        return _recover(path, str(error))
+        if db is not None:
+            db.close()
+        if not is_damage(error):  # busy, full, read-only: never a reason to move it aside
+            raise
+        return recover(path, str(root_cause(error)))
     version = schema_version(db)
     if version == 2:
         _upgrade_in_place(db)
@@ -78,21 +110,48 @@ def _pack_rows(db: sqlite3.Connection, table: str) -> None:
     )
 
 
-def _recover(path: Path, reason: str) -> tuple[sqlite3.Connection, Recovery]:
-    """A corrupt index is moved aside and rebuilt from the store; say what cannot return."""
-    aside = path.with_name(f"{DB_NAME}.corrupt-{int(time.time())}")
-    with contextlib.suppress(OSError):
-        os.replace(path, aside)
-    for suffix in ("-wal", "-shm"):
+def recover(
+    path: Path, reason: str, *, checked: bool = False
+) -> tuple[sqlite3.Connection, Recovery | None]:
+    """A damaged index is moved aside (its WAL with it), what it still holds salvaged into a
+    new file, and the rest rebuilt from the store by the next pass; says what cannot return.
+    Under the writer lock: another process may have recovered it meanwhile (unless `checked`:
+    the caller found damage a plain open does not see)."""
+    from .salvage import salvage
+
+    with writer_lock(path.parent / LOCK_NAME):
+        if not checked and path.exists() and _sound(path):
+            return connect(path), None
+        aside = path.with_name(f"{DB_NAME}.corrupt-{int(time.time())}")
         with contextlib.suppress(OSError):
-            os.unlink(str(path) + suffix)
+            os.replace(path, aside)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.replace(str(path) + suffix, str(aside) + suffix)
+        db = connect(path)
+        saved = salvage(aside, db)
+        clear_damage(path.parent)
+    lost = saved.lost or "nothing else is lost"
     recovery = Recovery(
-        message=f"the index could not be opened ({reason}); it was moved to {aside.name} "
-        "and is rebuilt from Continue's store",
-        lost="turns that Continue's compaction removed and only the old index held cannot "
-        "be recovered; forgotten sessions are forgotten again only if they are in the store",
+        message=f"the index was damaged ({reason}); it was moved to {aside.name} and is "
+        "rebuilt from Continue's store",
+        lost=f"{saved.kept}; {lost}" if saved.kept else lost,
     )
-    return connect(path), recovery
+    return db, recovery
+
+
+def _sound(path: Path) -> bool:
+    try:
+        db = connect(path)
+    except (IndexCorrupt, sqlite3.DatabaseError):
+        return False
+    try:
+        db.execute("SELECT id FROM sessions LIMIT 1").fetchone()
+        return True
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        db.close()
 
 
 def _upgrade(path: Path, old: sqlite3.Connection) -> sqlite3.Connection:

@@ -15,7 +15,8 @@ from deja.continue_store.store import NO_SESSIONS_FOLDER, SessionFile
 EMPTIED_STORE_SESSIONS = 2
 
 
-StoreProblem = Literal["missing", "unreadable", "empty"]
+# "other": a valid store, but not the one the index holds (store_identity.py).
+StoreProblem = Literal["missing", "unreadable", "empty", "other"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from deja import settings
@@ -140,7 +142,15 @@ default_home = settings.deja_home
 def prepare_home(home: Path) -> None:
     """A 0700 folder: the index holds the user's conversations."""
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(home, 0o700)
+    _private(home, 0o700)
+
+
+def _private(path: Path, mode: int) -> None:
+    """`chmod` only when needed: a read-only home (or one another user owns) still opens,
+    read-only (recovery.py)."""
+    if stat.S_IMODE(path.stat().st_mode) != mode:
+        with contextlib.suppress(OSError):
+            os.chmod(path, mode)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -148,7 +158,7 @@ def connect(path: Path) -> sqlite3.Connection:
     if not path.exists():
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
-    os.chmod(path, 0o600)
+    _private(path, 0o600)
     db = sqlite3.connect(
         path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
     )
@@ -170,8 +180,32 @@ def connect(path: Path) -> sqlite3.Connection:
     for suffix in ("-wal", "-shm"):
         side = Path(str(path) + suffix)
         if side.exists():
-            os.chmod(side, 0o600)
+            _private(side, 0o600)
     return db
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """The index opened for reading only, where it cannot be written. WAL needs its `-shm`
+    file, which a read-only folder may lack: then the file is read as immutable (what the
+    last writer checkpointed; nothing here can write it anyway)."""
+    uri = path.resolve().as_uri()
+    for query in ("mode=ro", "immutable=1"):
+        db = sqlite3.connect(
+            f"{uri}?{query}",
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        pack.register(db)
+        try:
+            db.execute("SELECT id FROM sessions LIMIT 1").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            if query == "immutable=1":
+                raise
+    raise AssertionError("unreachable")
 
 
 def schema_version(db: sqlite3.Connection) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,10 +41,29 @@ class History:
         self.root = root or settings.continue_root()
         self.home = home or default_home()
         self.index = Index(self.home, self.root, exclude_path)
-        self.db = self.index.db
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The index's connection (a new one after `refresh(rebuild=True)` recovered it)."""
+        return self.index.db
 
     def close(self) -> None:
         self.index.close()
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index cannot be written (full disk, read-only home), when it cannot: it was
+        opened read-only, questions answer, `refresh` raises `IndexUnwritable`."""
+        return self.index.read_only
+
+    def raise_noted_damage(self) -> None:
+        """`IndexDamaged` when a command met damage in the index file (until a rebuild)."""
+        self.index.raise_noted_damage()
+
+    def user_error(self, error: BaseException) -> Exception | None:
+        """An error a question or a pass raised, as one line for the user when it is about
+        the index file (damaged, cannot be written); None otherwise."""
+        return self.index.user_error(error)
 
     @property
     def recovery(self) -> Recovery | None:
@@ -57,10 +77,16 @@ class History:
         progress: Progress | None = None,
         only: set[str] | None = None,
         accept_empty: bool = False,
+        switch_store: bool = False,
     ) -> PassReport:
-        """A pass; a missing or emptied store is not applied (see `PassReport.refused`)."""
+        """A pass; a missing or emptied store, or another store than the index's own (unless
+        `switch_store`), is not applied (see `PassReport.refused`)."""
         return self.index.refresh(
-            rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+            rebuild=rebuild,
+            progress=progress,
+            only=only,
+            accept_empty=accept_empty,
+            switch_store=switch_store,
         )
 
     def quiet_pass(self) -> PassReport | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from ..common import AddCommand, CliError, emit, ensure_store, opened_history, run_pass
@@ -24,6 +25,12 @@ def add_parser(command: AddCommand) -> None:
         action="store_true",
         help="apply a store that lists no session file: mark every indexed session deleted",
     )
+    sub.add_argument(
+        "--switch-store",
+        action="store_true",
+        help="follow the Continue store now set (DEJA_CONTINUE_ROOT, CONTINUE_GLOBAL_DIR) from "
+        "now on; the other store's sessions stay, marked deleted",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,15 +40,26 @@ def run(args: argparse.Namespace) -> int:
 
 def _answer(args: argparse.Namespace, history: History) -> int:
     ensure_store(history)
+    if history.read_only is not None:
+        raise CliError(f"cannot write the index in {history.home}: {history.read_only}")
+    opened = history.recovery  # said on stderr already (opened_history)
+    if not args.rebuild:
+        history.raise_noted_damage()
     # A store as the last pass saw it: the pass's report without loading the pass.
-    report = None if args.rebuild else history.quiet_pass()
+    report = None if args.rebuild or args.switch_store else history.quiet_pass()
     if report is None:
         report = run_pass(
-            history, rebuild=args.rebuild, quiet=args.json, accept_empty=args.accept_empty
+            history,
+            rebuild=args.rebuild,
+            quiet=args.json,
+            accept_empty=args.accept_empty,
+            switch_store=args.switch_store,
         )
     if report.refused is not None:
         raise CliError(report.refused.message)
     recovery = history.recovery
+    if recovery is not None and recovery is not opened:
+        print(f"deja: note: {recovery.said()}", file=sys.stderr)
 
     def lines() -> list[str]:
         out = [
@@ -51,8 +69,6 @@ def _answer(args: argparse.Namespace, history: History) -> int:
             f"({report.seconds:.2f} s)"
         ]
         out += [f"error: {d.path}: {d.message}" for d in report.errors]
-        if recovery:
-            out += [f"note: {recovery.message}", f"note: {recovery.lost}"]
         return out
 
     emit(
