@@ -144,6 +144,7 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.summaries_of(self.db, list(session_ids))
+
     def lost_sessions(self, scope: Scope) -> list[LostSession]:
         """Sessions whose file is gone or lost turns to compaction (`deja sessions --lost`)."""
         from .lost import lost_sessions
