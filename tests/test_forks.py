@@ -239,12 +239,19 @@ def test_restore_shows_inherited_turns_once_under_the_parent(history: History, s
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
     put(store, GRANDCHILD, [user("unrelated current work"), assistant("ok")], minutes=20)
     history.refresh()
+    # Alone, the fork carries its real history: the parent's turns, once, stamped as the
+    # parent's (its id and turn numbers, which `deja show` reads), then its own.
     text = history.restore(session=FORK).text
-    assert "create the parser module" not in text
-    assert "now add the lexer" in text
+    assert text.count('User: "create the parser module"') == 1, text
+    assert f"[Session:{PARENT[:8]} " in text and '#0] User: "create the parser module"' in text
+    assert f"--- inherited: turns #0-#2 of {PARENT[:8]}" in text
+    assert text.index("create the parser module") < text.index("now add the lexer")
+    assert f"[Session:{FORK[:8]} " in text and '#3] User: "now add the lexer"' in text
     assert f"forked from title aaaa ({PARENT[:8]}) at turn 3" in text
+    # With its parent: once, under the parent.
     both = history.restore("1-2", cwd=WS).text
     assert both.count('User: "create the parser module"') == 1, both
+    assert "restored above under that session" in both
 
 
 def test_fork_line_words() -> None:

@@ -51,4 +51,6 @@ def test_mcp_attributes_a_forks_copy_to_its_parent(tmp_path: Path) -> None:
     assert not error
     assert f"forked from Pick a lock ({PARENT[:8]}) at turn 3" in restored
     assert "Now document the lock choice" in restored
-    assert "Which lock should the job queue use?" not in restored  # the title is its own too
+    # Its real history: the parent's turns, once, as the parent's.
+    assert restored.count("Which lock should the job queue use?") == 1
+    assert f"--- inherited: turns #0-#2 of {PARENT[:8]}" in restored
