@@ -23,7 +23,7 @@ from deja.errors import DejaError
 from deja.index.forks import own_records
 from deja.index.pack import as_text, failed_sql
 
-from .error_signature import Signature, signature
+from .error_signature import Signature, looks_like_error, signature
 from .rows import named
 from .scope import Scope
 
@@ -252,23 +252,20 @@ def _rank(failures: list[PastFailure], now: float) -> None:
 def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int = 10) -> FixResult:
     """Past failures whose signature is the same as or close to `error_text`'s, best first."""
     # Lone surrogates (bytes a terminal could not decode) would not survive the JSON answers.
-    asked = signature(error_text.encode("utf-8", "replace").decode("utf-8"))
+    text = error_text.encode("utf-8", "replace").decode("utf-8")
+    asked = signature(text)
     if not asked.lines:
         raise DejaError("give the text of an error (nothing in it says what failed)")
     signatures = _Signatures()
-    matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
-    seen: set[tuple[str, str]] = set()
-    for row, failure in _candidates(db, scope, asked):
-        if not asked.may_be_in(failure.output or failure.status or ""):
-            continue
-        found = signatures.of(failure)
-        similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
-        session_id = str(row["session_id"])
-        if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
-            continue
-        seen.add((session_id, found.key))
-        matches.append((similarity, row, failure, found))
-    matches.sort(key=lambda match: (-match[0], -match[2].time))
+    matches = _matches(db, scope, asked, signatures)
+    for line in [] if matches else error_lines(text):
+        # Output with stdout mixed in (`cmd 2>&1 | deja fix -`): Continue recorded only stderr,
+        # so the lines that look like the error are tried alone.
+        alone = signature(line)
+        matches = _matches(db, scope, alone, signatures) if alone.lines else []
+        if matches:
+            asked = alone
+            break
     records: dict[str, list[_Row]] = {}
     followed: list[PastFailure] = []
     for similarity, row, failure, found in matches[:MAX_CHAINS]:
@@ -282,6 +279,42 @@ def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int
         followed.append(past)
     _rank(followed, time.time())
     return FixResult(asked.text, followed[:limit], len(matches))
+
+
+MAX_LINE_TRIES = 24
+
+
+def error_lines(text: str) -> list[str]:
+    """The lines of a multi-line text to try one by one, most likely the error first: those with
+    an error word, then the others, each from the end (where output says what failed)."""
+    lines = [line.strip() for line in text.splitlines() if any(c.isalpha() for c in line)]
+    if len(lines) < 2:
+        return []
+    unique = list(dict.fromkeys(reversed(lines)))
+    flagged = [line for line in unique if looks_like_error(line)]
+    rest = [line for line in unique if not looks_like_error(line)]
+    return (flagged + rest)[:MAX_LINE_TRIES]
+
+
+def _matches(
+    db: sqlite3.Connection, scope: Scope, asked: Signature, signatures: _Signatures
+) -> list[tuple[float, sqlite3.Row, _Row, Signature]]:
+    """Failed calls in scope whose signature is close to `asked`, closest and newest first, one
+    per session and signature."""
+    matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
+    seen: set[tuple[str, str]] = set()
+    for row, failure in _candidates(db, scope, asked):
+        if not asked.may_be_in(failure.output or failure.status or ""):
+            continue
+        found = signatures.of(failure)
+        similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
+        session_id = str(row["session_id"])
+        if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
+            continue
+        seen.add((session_id, found.key))
+        matches.append((similarity, row, failure, found))
+    matches.sort(key=lambda match: (-match[0], -match[2].time))
+    return matches
 
 
 def asked_threshold(asked: Signature) -> float:
