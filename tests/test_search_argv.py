@@ -27,12 +27,13 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 def full(words: list[str]) -> dict[str, object] | None:
     """argparse's namespace for `words` as `parser.parse` reads them, or None for an error."""
     parser = build_parser(words)
+    kept, excluded = search_argv.split_exclusions(words)
     try:
-        args, extra = parser.parse_known_args(words)
+        args, extra = parser.parse_known_args(kept)
     except (UsageError, SystemExit):
         return None
-    if extra and all(word.startswith("-") for word in extra):
-        args.query += extra
+    if all(word.startswith("-") for word in extra):
+        args.query += extra + excluded
     elif extra:
         return None
     return vars(args)
@@ -55,6 +56,9 @@ ANSWERED = [
     ["search", "--team", "--project", "web", "a OR b"],
     ["search", "", "x"],
     ["search", "x", "--since", "2026-11-01", "--all", "--json"],
+    ["search", "x", "-exclude"],
+    ["search", "--all", "-hello", "world"],  # `-hello` is not `-h ello`
+    ["search", "-help", "-j", "a", "-x", "--json"],
 ]
 
 DECLINED = [
@@ -63,7 +67,6 @@ DECLINED = [
     ["--version"],
     ["search", "-h"],
     ["search", "--help"],
-    ["search", "x", "-exclude"],  # argparse's extras rule makes it a query word
     ["search", "x", "--lim", "3"],  # an abbreviation argparse accepts
     ["search", "x", "--limit=3"],
     ["search", "--", "-x"],
@@ -97,6 +100,7 @@ def test_random_command_lines_agree_or_are_declined() -> None:
         "TypeError",
         "a OR b",
         "-not",
+        "-hello",
         "--all",
         "--json",
         "--team",
@@ -198,3 +202,19 @@ def test_the_program_ends_a_search_with_its_output_and_exit_code(tmp_path: Path)
     assert unknown.returncode == 1 and unknown.stderr.startswith("deja: ")
     bad = deja("search", "x", "--limit", "-3")
     assert bad.returncode == 2 and "must be 0 or more" in bad.stderr
+
+
+def test_any_word_can_be_excluded_on_both_parsers(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_session(store, session_doc("s1", [user("hello world")]), mtime=1_750_000_000)
+    write_session(store, session_doc("s2", [user("goodbye world")]), mtime=1_750_000_100)
+    env = {**os.environ, "DEJA_CONTINUE_ROOT": str(store), "DEJA_HOME": str(tmp_path / "home")}
+    # The fast path, and argparse (`--lim` is an abbreviation only argparse reads).
+    for words in (["--all", "-hello", "world"], ["--all", "-hello", "world", "--lim", "3"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "deja", "search", *words, "--json"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        hits = json.loads(run.stdout)["hits"]
+        assert [hit["session_id"] for hit in hits] == ["s2"], words

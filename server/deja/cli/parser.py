@@ -67,11 +67,15 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def parse(words: list[str]) -> argparse.Namespace | int:
     """The parsed command line, or the exit code of a run that ends here: a usage error (said on
     stderr, or as a JSON envelope under `--json`: 2) or no command (the help: 2)."""
+    from .search_argv import split_exclusions
+
     parser = build_parser(words)
     try:
-        args, extra = parser.parse_known_args(words)
-        if extra and args.command == "search" and all(word.startswith("-") for word in extra):
-            args.query += extra  # `-word` excludes a word: a query term, not an option
+        # `-word` excludes a word: a query term, never an option (`-hello` is not `-h ello`).
+        kept, excluded = split_exclusions(list(words))
+        args, extra = parser.parse_known_args(kept)
+        if args.command == "search" and all(word.startswith("-") for word in extra):
+            args.query += extra + excluded
         elif extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except UsageError as error:
