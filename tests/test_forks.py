@@ -306,7 +306,7 @@ def test_a_long_copy_is_followed_to_its_end(history: History, store: Path) -> No
     assert history.show(FORK).session.fork_turn == 1400
 
 
-def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
+def test_a_forks_handoff_carries_the_parents_turns_as_the_parents(
     history: History, store: Path
 ) -> None:
     put(store, PARENT, PARENT_HISTORY)
@@ -316,6 +316,13 @@ def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
     assert "Ask: now add the lexer" in digest and "create the parser module" not in digest
     assert f"Forked from title aaaa ({PARENT[:8]}) at turn 3" in digest
     assert f"deja show {PARENT}" in digest
+    # `deja handoff`: the fork's whole history, the parent's part once and said to be the parent's.
+    env = deja_env(store, history.home)
+    line = json_envelope(run_deja(env, "handoff", FORK[:8], "--json"), "handoff")["argv"][1]
+    assert line.count("create the parser module") == 1
+    assert f"Ask (the parent's, in {PARENT[:8]}): create the parser module" in line
+    assert "Ask of this fork (turn 3): now add the lexer" in line
+    assert "parser.py" in line and "lexer.py" in line  # both parts' changed files
 
 
 def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, store: Path) -> None:

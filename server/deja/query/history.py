@@ -122,10 +122,15 @@ class History:
 
         return session_queries.resolve_session_id(self.db, given)
 
-    def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+    def show(
+        self, session_id: str, turn: int | None = None, *, inherited: bool = False
+    ) -> session_queries.SessionView:
+        """A session's records; a fork's copy of its parent's turns only with `inherited`."""
         from . import sessions as session_queries
 
-        return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+        return session_queries.show_session(
+            self.db, self.resolve_session(session_id), turn, inherited=inherited
+        )
 
     def session_page(
         self, session_id: str, *, offset: int | None, limit: int, at_turn: int | None
