@@ -12,6 +12,7 @@ from shlex import quote
 from deja.cli import render
 from deja.continue_store import resolve_root
 from deja.query import History, Scope, SearchQuery
+from deja.units import count
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample-store"
 # The sample store's half-written file (`fixtures/make_sample_store.py`), there on purpose.
@@ -33,7 +34,7 @@ def main() -> int:
         report = history.refresh()
         print(
             style.bold(
-                f"Indexed {root}: {report.sessions} sessions, {report.changed} indexed "
+                f"Indexed {root}: {count(report.sessions, 'session')}, {report.changed} indexed "
                 f"in {report.seconds:.2f} s, {len(report.errors)} unreadable"
             )
         )

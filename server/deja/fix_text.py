@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from deja.continue_store.tools import edit_verb
 from deja.query import FilesResult, FixResult, FixStep, PastFailure, TouchedFile
 from deja.text import cut
+from deja.units import count
 
 CALL_CHARS = 160
 ERROR_CHARS = 240
@@ -85,6 +86,7 @@ def files_nothing(result: FilesResult, where: str) -> str:
     if not result.sessions:
         return f"No session in {where} matches {result.topic!r}."
     return (
-        f"{result.sessions} sessions in {where} match {result.topic!r}, "
+        f"{count(result.sessions, 'session')} in {where}"
+        f" {'matches' if result.sessions == 1 else 'match'} {result.topic!r}, "
         "but none of them edited, wrote or read a file."
     )

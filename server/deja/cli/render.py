@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
-from deja.units import ago, human_size
+from deja.units import ago, count, human_size
 from deja.wire import iso
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
     )
     info = (
         f"    {summary.project or '-'} · started {ago(summary.started, now)} · last active "
-        f"{ago(summary.last_active, now)} · {summary.message_count} messages · "
+        f"{ago(summary.last_active, now)} · {count(summary.message_count, 'message')} · "
         f"{human_size(summary.size)}"
     )
     lines = [head, info]

@@ -6,7 +6,7 @@ import argparse
 import time
 
 from deja.query import History
-from deja.units import ago
+from deja.units import ago, count
 from deja.wire import iso, session_json, tombstone_json
 
 from .. import render
@@ -63,7 +63,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     else:
         payload |= {"workspace": args.workspace, "sessions": len(targets)}
         message = (
-            f"forgot {len(targets)} sessions of {args.workspace}; "
+            f"forgot {count(len(targets), 'session')} of {args.workspace}; "
             "later passes will not index that workspace"
         )
         if not args.dry_run:
@@ -72,13 +72,13 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     def lines() -> list[str]:
         if not args.dry_run:
             return [message]
-        what = f"session {targets[0].id}" if args.session else f"{len(targets)} sessions"
+        what = f"session {targets[0].id}" if args.session else count(len(targets), "session")
         later = "" if args.session else f", and keep later sessions of {args.workspace} out"
         out = [f"would forget {what}{later} (nothing changed):"]
         for s in targets:
             out.append(
                 f"  {render.short_id(s.id)}  {s.title} · {s.workspace or '-'} · last active "
-                f"{ago(s.last_active, now)} · {s.message_count} messages"
+                f"{ago(s.last_active, now)} · {count(s.message_count, 'message')}"
             )
         return out
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from deja.continue_store.tools import call_outcome, edit_verb
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
+from deja.units import count
 from deja.units import iso_time as iso
 
 from ..sessions import SessionSummary, fork_line
@@ -207,8 +208,9 @@ def build_section(
         lines.append(_current_line(kept, until))
     if session.kept_turns:
         lines.append(
-            f"## {session.kept_turns} turns are kept only by Deja: Continue's compaction"
-            " removed them from its file"
+            f"## {count(session.kept_turns, 'turn')}"
+            f" {'is' if session.kept_turns == 1 else 'are'} kept only by Deja:"
+            " Continue's compaction removed them from its file"
         )
     if session.deleted:
         lines.append("## Continue's file for this session is gone; Deja kept what it had indexed")

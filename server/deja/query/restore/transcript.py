@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deja.units import count as plural
+
 from ..search import SearchQuery, search
 from ..sessions import session_ids
 from .cache import SectionCache, cache_key
@@ -107,7 +109,7 @@ def transcript(
     if topic:
         count = sum(len(scores) for scores in full.values())
         head.append(
-            f'# topic: "{topic}" · {count} turns shown in full'
+            f'# topic: "{topic}" · {plural(count, "turn")} shown in full'
             if count
             else f'# topic: "{topic}" · no turn matched; previews only'
         )
