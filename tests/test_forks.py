@@ -339,3 +339,20 @@ def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, sto
     for sql in looked_up:  # schema 3 indexes only first items and summaries (`items_opening`)
         plan = " ".join(row[3] for row in history.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
         assert "INDEX items_opening" in plan, (sql, plan)
+
+
+def test_forgetting_a_parent_says_its_fork_still_holds_its_turns(
+    history: History, store: Path
+) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
+    history.refresh()
+    env = deja_env(store, history.home)
+    note = f"note: its fork {FORK[:8]} (title bbbb) still holds a copy of its turns"
+    dry = run_deja(env, "forget", "--session", PARENT, "--dry-run")
+    assert dry.returncode == 0 and note in dry.stdout, dry.stderr
+    done = run_deja(env, "forget", "--session", PARENT)
+    assert done.returncode == 0 and note in done.stdout, done.stderr
+    assert f"deja forget --session {FORK[:8]} removes them too" in done.stdout
+    alone = run_deja(env, "forget", "--session", FORK, "--json")
+    assert json_envelope(alone, "forget")["forks"] == []

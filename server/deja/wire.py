@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
         FixResult,
         FixStep,
         Hit,
-        LineRange,
         SessionSummary,
         SessionView,
         Stats,
@@ -197,22 +196,12 @@ def _event_fields(event: FileEvent) -> dict[str, Any]:
 
 
 def event_json(event: FileEvent) -> dict[str, Any]:
-    """A file event with `ranges`: where each hunk's written text stands in the file as it is
-    now (`deja blame --json`), lines counted from 1 as `line` and `--line` are, characters as
-    code-point offsets into the line (0: before its first); the end position is exclusive."""
+    """A file event with `ranges`: where each hunk's written text stands now (`deja blame
+    --json`), lines from 1 as `--line` counts them (`LineRange.one_based`)."""
     return {
         **_event_fields(event),
         "hunks": hunks_json(event.hunks),
-        "ranges": [_one_based(r) if r else None for r in event.ranges],
-    }
-
-
-def _one_based(placed: LineRange) -> dict[str, int]:
-    return {
-        "start_line": placed.start_line + 1,
-        "start_char": placed.start_char,
-        "end_line": placed.end_line + 1,
-        "end_char": placed.end_char,
+        "ranges": [r.one_based() if r else None for r in event.ranges],
     }
 
 

@@ -254,6 +254,12 @@ class History:
             ids = self.index.workspace_sessions(os.path.abspath(workspace))
         return session_queries.summaries_of(self.db, ids)
 
+    def forks_of(self, session_id: str) -> list[session_queries.SessionSummary]:
+        """The sessions forked from this one, newest first (each holds a copy of its turns)."""
+        from . import sessions as session_queries
+
+        return session_queries.forks_of(self.db, self.resolve_session(session_id))
+
     def forget_session(self, session_id: str) -> session_queries.SessionSummary:
         """Remove a session from the index for good (a tombstone keeps later passes from
         bringing it back); returns what it was. Raises `UnknownSession`."""

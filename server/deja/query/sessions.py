@@ -165,6 +165,15 @@ def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[Ses
     return [summary_from_row(row) for row in rows]
 
 
+def forks_of(db: sqlite3.Connection, session_id: str) -> list[SessionSummary]:
+    """The sessions forked from this one (`cn --fork`), newest first."""
+    ids = [
+        row[0]
+        for row in db.execute("SELECT session_id FROM forks WHERE parent_id = ?", (session_id,))
+    ]
+    return summaries_of(db, ids) if ids else []
+
+
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
     row = (
         named(db)

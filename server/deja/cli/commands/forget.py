@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from deja.query import History
+from deja.query import History, SessionSummary
 from deja.units import ago, count
 from deja.wire import iso, session_json, tombstone_json
 
@@ -52,12 +52,15 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         "dry_run": args.dry_run,
         "targets": [session_json(s) for s in targets],
     }
+    forks = history.forks_of(targets[0].id) if args.session else []
     if args.session:
         payload["session"] = targets[0].id
+        payload["forks"] = [s.id for s in forks]
         message = (
             f"forgot session {targets[0].id}; later passes will not bring it back"
             f" (deja forget --undo {render.short_id(targets[0].id)} would)"
         )
+        message += "".join(f"\n{_fork_note(fork)}" for fork in forks)
         if not args.dry_run:
             history.forget_session(targets[0].id)
     else:
@@ -75,6 +78,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         what = f"session {targets[0].id}" if args.session else count(len(targets), "session")
         later = "" if args.session else f", and keep later sessions of {args.workspace} out"
         out = [f"would forget {what}{later} (nothing changed):"]
+        out += [_fork_note(fork) for fork in forks]
         for s in targets:
             out.append(
                 f"  {render.short_id(s.id)}  {s.title} · {s.workspace or '-'} · last active "
@@ -84,6 +88,15 @@ def _answer(args: argparse.Namespace, history: History) -> int:
 
     emit(args, "forget", lines, **payload)
     return 0
+
+
+def _fork_note(fork: SessionSummary) -> str:
+    """A fork keeps its copy of the forgotten session's turns: they become its own."""
+    short = render.short_id(fork.id)
+    return (
+        f"note: its fork {short} ({fork.title}) still holds a copy of its turns, now the"
+        f" fork's own; deja forget --session {short} removes them too"
+    )
 
 
 def _list(args: argparse.Namespace, history: History) -> int:
