@@ -1,7 +1,7 @@
 """Forks through `deja mcp` (issue 13), the real stdio server: a fork written while the server
 runs (its incremental pass before each answer picks it up) copies its parent's edit of queue.py;
-search and file history name only the parent, and the fork's restore holds only its own turns
-and says whose it is."""
+search and file history name only the parent, and the fork's restore carries the parent's turns
+once, marked as the parent's, and says whose it is."""
 
 from __future__ import annotations
 
