@@ -171,7 +171,8 @@ class History:
         (default: the process's directory; every workspace with `all_workspaces`): newest first,
         the current session left out, or shown as #0 when it lost context to compaction.
         `limit`/`offset` page the listing. The current session is restored only up to its last
-        compaction. Does not refresh the index (call `refresh` first).
+        compaction (to just after its summary when Deja holds nothing older); a fork carries its
+        parent's turns unless the parent is restored too. Does not refresh the index.
 
         Returns a `RestoreResult`: `.text` is the transcript (first line
         `# deja-restore-format: 1`) and its closing block when something was restored, with
