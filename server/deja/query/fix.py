@@ -187,15 +187,21 @@ def _chain(
     return done
 
 
+def _heavy(asked: Signature) -> list[str]:
+    """The asked error's two weightiest words: a close signature shares most of its weight."""
+    return [
+        w for w, _ in sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
+    ]
+
+
 def _candidates(
-    db: sqlite3.Connection, scope: Scope, asked: Signature
+    db: sqlite3.Connection, scope: Scope, heavy: list[str]
 ) -> list[tuple[sqlite3.Row, _Row]]:
-    """Failed calls in scope whose text holds one of the asked error's two weightiest words (a
-    close signature shares most of its weight): SQLite's `instr` keeps the rest out of Python.
-    A fork's copy of its parent's turns is found once, under the parent."""
+    """Failed calls in scope whose text holds one of the `heavy` words (`_heavy`): SQLite's
+    `instr` keeps the rest out of Python. A fork's copy of its parent's turns is found once,
+    under the parent."""
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
-    heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
     text = f"lower(coalesce({as_text('r.output')}, r.status, ''))"
     words = " OR ".join(f"instr({text}, ?) > 0" for _ in heavy) or "1"
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
@@ -205,7 +211,7 @@ def _candidates(
         " JOIN sessions s ON s.id = r.session_id"
         f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) AND {own_records('r')} {where}"
         " ORDER BY r.session_id, r.turn, r.id",
-        [*(word for word, _ in heavy), *params],
+        [*heavy, *params],
     )
     return [(row, _row(row)) for row in rows]
 
@@ -257,15 +263,18 @@ def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int
     if not asked.lines:
         raise DejaError("give the text of an error (nothing in it says what failed)")
     signatures = _Signatures()
-    matches = _matches(db, scope, asked, signatures)
-    for line in [] if matches else error_lines(text):
+    matches = _matches(_candidates(db, scope, _heavy(asked)), asked, signatures)
+    if not matches and len(text.splitlines()) > 1:
         # Output with stdout mixed in (`cmd 2>&1 | deja fix -`): Continue recorded only stderr,
-        # so the lines that look like the error are tried alone.
-        alone = signature(line)
-        matches = _matches(db, scope, alone, signatures) if alone.lines else []
-        if matches:
-            asked = alone
-            break
+        # so the lines that look like the error are tried alone, over one query's candidates.
+        alone = [s for s in dict.fromkeys(map(signature, error_lines(text))) if s.lines]
+        heavy = sorted({word for line in alone for word in _heavy(line)})
+        rows = _candidates(db, scope, heavy) if heavy else []
+        for line in alone:
+            matches = _matches(rows, line, signatures)
+            if matches:
+                asked = line
+                break
     records: dict[str, list[_Row]] = {}
     followed: list[PastFailure] = []
     for similarity, row, failure, found in matches[:MAX_CHAINS]:
@@ -297,13 +306,13 @@ def error_lines(text: str) -> list[str]:
 
 
 def _matches(
-    db: sqlite3.Connection, scope: Scope, asked: Signature, signatures: _Signatures
+    candidates: list[tuple[sqlite3.Row, _Row]], asked: Signature, signatures: _Signatures
 ) -> list[tuple[float, sqlite3.Row, _Row, Signature]]:
-    """Failed calls in scope whose signature is close to `asked`, closest and newest first, one
-    per session and signature."""
+    """The candidates whose signature is close to `asked`, closest and newest first, one per
+    session and signature."""
     matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
     seen: set[tuple[str, str]] = set()
-    for row, failure in _candidates(db, scope, asked):
+    for row, failure in candidates:
         if not asked.may_be_in(failure.output or failure.status or ""):
             continue
         found = signatures.of(failure)
