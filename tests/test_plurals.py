@@ -37,3 +37,10 @@ def test_commands_print_singular_counts(tmp_path: Path) -> None:
     )
     both = run_deja(env, "sessions", "--all")
     assert "2 messages" in both.stdout
+
+
+def test_a_page_past_a_single_hit_says_there_is_one() -> None:
+    from deja.cli.render import page_note
+
+    assert page_note("hits", 0, 5, 1) == "no hits at offset 5; there is 1"
+    assert page_note("hits", 0, 5, 2) == "no hits at offset 5; there are 2"

@@ -74,7 +74,8 @@ def file_block(number: int, touched: TouchedFile) -> list[str]:
             f" · {session.session_id} ({session.events}×)"
         )
     if len(touched.sessions) > MAX_SESSIONS:
-        lines.append(f"    … and {len(touched.sessions) - MAX_SESSIONS} more sessions")
+        more = count(len(touched.sessions) - MAX_SESSIONS, "more session", "more sessions")
+        lines.append(f"    … and {more}")
     return lines
 
 

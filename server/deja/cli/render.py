@@ -79,7 +79,7 @@ def page_note(noun: str, shown: int, offset: int, total: int) -> str | None:
     if shown == total:
         return None
     if not shown:
-        return f"no {noun} at offset {offset}; there are {total}"
+        return f"no {noun} at offset {offset}; there {'is' if total == 1 else 'are'} {total}"
     where = f"{offset + 1}–{offset + shown}" if offset else str(shown)
     return f"showing {where} of {total} {noun} (use --limit/--offset)"
 
