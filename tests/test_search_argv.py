@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deja.cli import search_argv
+from deja.cli import dash_words, search_argv
 from deja.cli.parser import UsageError, build_parser
 from tests.storebuilder import session_doc, user, write_session
 
@@ -27,13 +27,14 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 def full(words: list[str]) -> dict[str, object] | None:
     """argparse's namespace for `words` as `parser.parse` reads them, or None for an error."""
     parser = build_parser(words)
-    kept, excluded = search_argv.split_exclusions(words)
+    shown, hidden = dash_words.hide(words)
     try:
-        args, extra = parser.parse_known_args(kept)
+        args, extra = parser.parse_known_args(shown)
     except (UsageError, SystemExit):
         return None
-    if all(word.startswith("-") for word in extra):
-        args.query += extra + excluded
+    extra = dash_words.reveal(args, extra, hidden)
+    if extra and all(word.startswith("-") for word in extra):
+        args.query += extra
     elif extra:
         return None
     return vars(args)
@@ -218,3 +219,18 @@ def test_any_word_can_be_excluded_on_both_parsers(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stderr
         hits = json.loads(run.stdout)["hits"]
         assert [hit["session_id"] for hit in hits] == ["s2"], words
+
+
+def test_free_text_keeps_its_dash_words_in_place() -> None:
+    """`files` topics exclude words as search does; an error text keeps `-bash:` where it was."""
+    from deja.cli.parser import parse
+
+    error = parse(["fix", "-bash:", "deploy:", "command", "not", "found", "--limit", "2"])
+    assert not isinstance(error, int)
+    assert error.error == ["-bash:", "deploy:", "command", "not", "found"] and error.limit == 2
+    topic = parse(["files", "--all", "-hello", "world"])
+    assert not isinstance(topic, int) and topic.topic == ["-hello", "world"] and topic.all
+    late = parse(["search", "x", "--all", "-hello"])  # after an option: still a query word
+    assert not isinstance(late, int) and late.query == ["x", "-hello"]
+    bad = parse(["fix", "-oops", "--limit", "-3"])  # an option's value stays argparse's
+    assert bad == 2

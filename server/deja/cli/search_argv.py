@@ -4,7 +4,7 @@ argparse parser would (the same namespace, tests/test_search_argv.py compares th
 for anything else — an unknown or abbreviated option, `--opt=value`, `-h`, `--`, a value that
 starts with `-`, a bad value, `--all` with `--workspace`, words after an option run — so that
 `parser.py` parses it and says every error in its own words. A `-word` (an exclusion) is a query
-word, put after the others, on both paths (`split_exclusions`).
+word, in the place it was given, on both paths (`dash_words`).
 
 The options are not repeated here: they are read from `commands/search.py`'s own `add_parser`,
 called with a recorder in place of argparse."""
@@ -15,6 +15,8 @@ import functools
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
+
+from .dash_words import is_dash_word
 
 if TYPE_CHECKING:
     import argparse
@@ -93,34 +95,6 @@ def _spec() -> _Spec | None:
     return spec if spec.positional else None
 
 
-def is_exclusion(word: str) -> bool:
-    """`-word`: a query word excluding `word` (never an option: search has no short one but
-    `-h`, and argparse would read `-hello` as `-h`)."""
-    return len(word) > 1 and word[0] == "-" and word[1] != "-" and word != "-h"
-
-
-def split_exclusions(words: list[str]) -> tuple[list[str], list[str]]:
-    """A `deja search` command line without its `-word` exclusions, and those words, for
-    argparse. A word given as an option's value stays (`--limit -3` is argparse's to refuse)."""
-    spec = _spec() if words[:1] == ["search"] else None
-    if spec is None:
-        return words, []
-    takes_value = [name for name, option in spec.options.items() if not option.flag]
-    kept: list[str] = []
-    excluded: list[str] = []
-    value_next = False
-    for at, word in enumerate(words):
-        if word == "--":
-            return kept + words[at:], excluded
-        if is_exclusion(word) and not value_next:
-            excluded.append(word)
-            continue
-        kept.append(word)
-        # An abbreviation argparse accepts takes its value too.
-        value_next = word.startswith("--") and any(n.startswith(word) for n in takes_value)
-    return kept, excluded
-
-
 def parse(words: list[str]) -> argparse.Namespace | None:
     """The namespace argparse would give `words`, or None (let argparse parse them)."""
     spec = _spec() if words[:1] == ["search"] else None
@@ -128,21 +102,16 @@ def parse(words: list[str]) -> argparse.Namespace | None:
         return None
     values = dict(spec.defaults, version=None, command="search")  # the top level's own two
     given: set[str] = set()
-    excluded: list[str] = []  # `-word`s, after the words (as `parser.py` puts them)
     runs = 0  # argparse reads one run of positional words; a second one is an error
     at, in_run = 1, False
     while at < len(words):
         word = words[at]
-        if not word.startswith("-"):
+        if not word.startswith("-") or is_dash_word(word):  # `-word`: an exclusion, a word
             runs += not in_run
             if runs > 1:
                 return None
             values[spec.positional] = [*values[spec.positional], word]
             at, in_run = at + 1, True
-            continue
-        if is_exclusion(word):
-            excluded.append(word)
-            at += 1
             continue
         option = spec.options.get(word)
         if option is None:
@@ -160,7 +129,6 @@ def parse(words: list[str]) -> argparse.Namespace | None:
         given.add(option.dest)
     if any(len(group & given) > 1 for group in spec.exclusive):
         return None
-    values[spec.positional] = [*values[spec.positional], *excluded]
     return cast("argparse.Namespace", SimpleNamespace(**values))
 
 
