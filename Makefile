@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+DEMO_STAMP := $(VENV)/.demo-stamp
 
 .PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools dist clean
 
@@ -15,11 +16,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The demo needs Deja and search by meaning, not the dev toolchain (`make test` installs that).
+$(DEMO_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e '.[semantic]'
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(PY) -m deja.demo
-	@vsix="$$(bash editor-extension/scripts/package.sh)" && \
-	  echo && echo "VS Code extension: code --install-extension $$vsix" && \
-	  echo "  (it brings Deja's server: any Python 3.11 or newer runs it; no setting needed)"
+	@echo "VS Code extension: not packaged by the demo; make dist builds every .vsix (needs npm)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check server tests bench fixtures

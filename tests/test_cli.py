@@ -46,7 +46,7 @@ envelope = json_envelope
 
 def test_index_reports_counts_human_and_json(env: dict[str, str]) -> None:
     human = deja(env, "index", "--rebuild")
-    assert "6 changed" in human.stdout and "1 errors" in human.stdout
+    assert "6 changed" in human.stdout and "1 error " in human.stdout
     assert (
         "a3b6f2d8-9e1c-4b75-8a2f-1c5d7e9b0307.json" in human.stdout
     )  # the half-written file, named

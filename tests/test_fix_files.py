@@ -273,3 +273,33 @@ def test_a_forks_copy_of_a_failure_and_its_files_count_once(tmp_path: Path) -> N
     (checker,) = [f for f in history.files("checker", Scope()).files if f.relative == "check.py"]
     assert [s.session_id for s in checker.sessions] == [parent["sessionId"]]
     history.close()
+
+
+def test_the_text_cn_shows_and_piped_output_find_the_recorded_failure(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    failed = _bash(
+        "sh deploy.sh", "Error executing tool Bash: Error (exit code 3): oops", "o1", "errored"
+    )
+    history_items = [
+        user("Deploy it."),
+        assistant("", [failed]),
+        assistant("", [_edit("/w/gamma/deploy.sh", "o2")]),
+        assistant("", [_bash("sh deploy.sh", "deployed", "o3")]),
+    ]
+    doc = session_doc("s-oops-0000004", history_items, title="Deploy", workspace="/w/gamma")
+    write_session(root, doc, mtime=1_760_300_000)
+    history = _history(tmp_path, root)
+    try:
+        every = Scope()
+        assert history.fix("oops", every).failures  # what already worked
+        shown = history.fix("Error (exit code 3): oops", every)  # the line `cn` prints
+        assert [f.session_id for f in shown.failures] == ["s-oops-0000004"]
+        assert shown.error == "oops"
+        # `sh deploy.sh 2>&1 | deja fix -`: stdout around stderr, one stdout line with an error
+        # word in it; Continue recorded stderr alone.
+        piped = history.fix("starting deploy\n0 errors in the config\noops\ncleaning up\n", every)
+        assert [f.session_id for f in piped.failures] == ["s-oops-0000004"]
+        assert piped.error == "oops" and piped.failures[0].confirmed
+        assert not history.fix("starting deploy\ncleaning up\n", every).failures
+    finally:
+        history.close()

@@ -239,12 +239,19 @@ def test_restore_shows_inherited_turns_once_under_the_parent(history: History, s
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
     put(store, GRANDCHILD, [user("unrelated current work"), assistant("ok")], minutes=20)
     history.refresh()
+    # Alone, the fork carries its real history: the parent's turns, once, stamped as the
+    # parent's (its id and turn numbers, which `deja show` reads), then its own.
     text = history.restore(session=FORK).text
-    assert "create the parser module" not in text
-    assert "now add the lexer" in text
+    assert text.count('User: "create the parser module"') == 1, text
+    assert f"[Session:{PARENT[:8]} " in text and '#0] User: "create the parser module"' in text
+    assert f"--- inherited: turns #0-#2 of {PARENT[:8]}" in text
+    assert text.index("create the parser module") < text.index("now add the lexer")
+    assert f"[Session:{FORK[:8]} " in text and '#3] User: "now add the lexer"' in text
     assert f"forked from title aaaa ({PARENT[:8]}) at turn 3" in text
+    # With its parent: once, under the parent.
     both = history.restore("1-2", cwd=WS).text
     assert both.count('User: "create the parser module"') == 1, both
+    assert "restored above under that session" in both
 
 
 def test_fork_line_words() -> None:
@@ -299,7 +306,7 @@ def test_a_long_copy_is_followed_to_its_end(history: History, store: Path) -> No
     assert history.show(FORK).session.fork_turn == 1400
 
 
-def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
+def test_a_forks_handoff_carries_the_parents_turns_as_the_parents(
     history: History, store: Path
 ) -> None:
     put(store, PARENT, PARENT_HISTORY)
@@ -309,6 +316,13 @@ def test_a_forks_handoff_digest_is_its_own_work_and_names_the_parent(
     assert "Ask: now add the lexer" in digest and "create the parser module" not in digest
     assert f"Forked from title aaaa ({PARENT[:8]}) at turn 3" in digest
     assert f"deja show {PARENT}" in digest
+    # `deja handoff`: the fork's whole history, the parent's part once and said to be the parent's.
+    env = deja_env(store, history.home)
+    line = json_envelope(run_deja(env, "handoff", FORK[:8], "--json"), "handoff")["argv"][1]
+    assert line.count("create the parser module") == 1
+    assert f"Ask (the parent's, in {PARENT[:8]}): create the parser module" in line
+    assert "Ask of this fork (turn 3): now add the lexer" in line
+    assert "parser.py" in line and "lexer.py" in line  # both parts' changed files
 
 
 def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, store: Path) -> None:
@@ -325,3 +339,20 @@ def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, sto
     for sql in looked_up:  # schema 3 indexes only first items and summaries (`items_opening`)
         plan = " ".join(row[3] for row in history.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
         assert "INDEX items_opening" in plan, (sql, plan)
+
+
+def test_forgetting_a_parent_says_its_fork_still_holds_its_turns(
+    history: History, store: Path
+) -> None:
+    put(store, PARENT, PARENT_HISTORY)
+    put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
+    history.refresh()
+    env = deja_env(store, history.home)
+    note = f"note: its fork {FORK[:8]} (title bbbb) still holds a copy of its turns"
+    dry = run_deja(env, "forget", "--session", PARENT, "--dry-run")
+    assert dry.returncode == 0 and note in dry.stdout, dry.stderr
+    done = run_deja(env, "forget", "--session", PARENT)
+    assert done.returncode == 0 and note in done.stdout, done.stderr
+    assert f"deja forget --session {FORK[:8]} removes them too" in done.stdout
+    alone = run_deja(env, "forget", "--session", FORK, "--json")
+    assert json_envelope(alone, "forget")["forks"] == []

@@ -1,7 +1,7 @@
 """Forks through `deja mcp` (issue 13), the real stdio server: a fork written while the server
 runs (its incremental pass before each answer picks it up) copies its parent's edit of queue.py;
-search and file history name only the parent, and the fork's restore holds only its own turns
-and says whose it is."""
+search and file history name only the parent, and the fork's restore carries the parent's turns
+once, marked as the parent's, and says whose it is."""
 
 from __future__ import annotations
 
@@ -51,4 +51,6 @@ def test_mcp_attributes_a_forks_copy_to_its_parent(tmp_path: Path) -> None:
     assert not error
     assert f"forked from Pick a lock ({PARENT[:8]}) at turn 3" in restored
     assert "Now document the lock choice" in restored
-    assert "Which lock should the job queue use?" not in restored  # the title is its own too
+    # Its real history: the parent's turns, once, as the parent's.
+    assert restored.count("Which lock should the job queue use?") == 1
+    assert f"--- inherited: turns #0-#2 of {PARENT[:8]}" in restored

@@ -71,8 +71,14 @@ def test_the_newer_edit_owns_its_lines_and_the_write_is_listed_after(project: Pr
     assert isinstance(events, list) and [e["session_id"] for e in events] == [EDITOR, WRITER]
     edit = events[0]
     assert edit["ranges"] == [
-        {"start_line": 28, "start_char": 0, "end_line": 30, "end_char": 34}
-    ], "the Edit's written text, where it stands now (zero-based)"
+        {"start_line": 29, "start_char": 0, "end_line": 31, "end_char": 34}
+    ], "the Edit's written text, where it stands now (lines from 1, as --line counts them)"
+    assert data["line"] == EDITED_LINE and 29 <= EDITED_LINE <= 31
+    # Without --line, every event with its ranges all the same.
+    everything = blame(project)["events"]
+    assert isinstance(everything, list)
+    same = next(e for e in everything if e["session_id"] == EDITOR and e["role"] == "edit")
+    assert same["ranges"] == edit["ranges"]
 
 
 @pytest.mark.parametrize("line", ["0", "-1", "241"])

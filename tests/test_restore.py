@@ -461,11 +461,17 @@ def test_last_skips_a_current_session_compacted_before_deja_saw_it(tmp_path: Pat
         )
         history.refresh()
         assert history.sessions(history.scope_for(cwd=WS).scope)[0].lost_context
+        # `last` wants context the model no longer has: Continue's summary is still in it.
         result = history.restore("last", cwd=WS)
         assert [(r.session.id, r.number) for r in result.restored] == [(A, 1)]
-        assert [i.number for i in history.restore(cwd=WS).listing] == [1]
-        alone = history.restore(session=B).text  # asked for by id: says why it is empty
-        assert "(nothing before its last compaction: Deja first saw it after" in alone
+        # Listed as #0, as `sessions` says it lost context; by number or by id, the same text:
+        # Continue's summary, which is all Deja holds of what compaction removed.
+        assert [i.number for i in history.restore(cwd=WS).listing] == [0, 1]
+        alone = history.restore(session=B).text
+        assert alone == history.restore("0", cwd=WS).text
+        assert f'summary: "{summary}"' in alone
+        assert "Deja first saw it after Continue compacted it" in alone
+        assert "Nothing left" not in alone and '"continue"' not in alone  # after it: in context
     finally:
         history.close()
 

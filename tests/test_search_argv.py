@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deja.cli import search_argv
+from deja.cli import dash_words, search_argv
 from deja.cli.parser import UsageError, build_parser
 from tests.storebuilder import session_doc, user, write_session
 
@@ -27,10 +27,12 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 def full(words: list[str]) -> dict[str, object] | None:
     """argparse's namespace for `words` as `parser.parse` reads them, or None for an error."""
     parser = build_parser(words)
+    shown, hidden = dash_words.hide(words)
     try:
-        args, extra = parser.parse_known_args(words)
+        args, extra = parser.parse_known_args(shown)
     except (UsageError, SystemExit):
         return None
+    extra = dash_words.reveal(args, extra, hidden)
     if extra and all(word.startswith("-") for word in extra):
         args.query += extra
     elif extra:
@@ -55,6 +57,9 @@ ANSWERED = [
     ["search", "--team", "--project", "web", "a OR b"],
     ["search", "", "x"],
     ["search", "x", "--since", "2026-11-01", "--all", "--json"],
+    ["search", "x", "-exclude"],
+    ["search", "--all", "-hello", "world"],  # `-hello` is not `-h ello`
+    ["search", "-help", "-j", "a", "-x", "--json"],
 ]
 
 DECLINED = [
@@ -63,7 +68,6 @@ DECLINED = [
     ["--version"],
     ["search", "-h"],
     ["search", "--help"],
-    ["search", "x", "-exclude"],  # argparse's extras rule makes it a query word
     ["search", "x", "--lim", "3"],  # an abbreviation argparse accepts
     ["search", "x", "--limit=3"],
     ["search", "--", "-x"],
@@ -97,6 +101,7 @@ def test_random_command_lines_agree_or_are_declined() -> None:
         "TypeError",
         "a OR b",
         "-not",
+        "-hello",
         "--all",
         "--json",
         "--team",
@@ -198,3 +203,34 @@ def test_the_program_ends_a_search_with_its_output_and_exit_code(tmp_path: Path)
     assert unknown.returncode == 1 and unknown.stderr.startswith("deja: ")
     bad = deja("search", "x", "--limit", "-3")
     assert bad.returncode == 2 and "must be 0 or more" in bad.stderr
+
+
+def test_any_word_can_be_excluded_on_both_parsers(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_session(store, session_doc("s1", [user("hello world")]), mtime=1_750_000_000)
+    write_session(store, session_doc("s2", [user("goodbye world")]), mtime=1_750_000_100)
+    env = {**os.environ, "DEJA_CONTINUE_ROOT": str(store), "DEJA_HOME": str(tmp_path / "home")}
+    # The fast path, and argparse (`--lim` is an abbreviation only argparse reads).
+    for words in (["--all", "-hello", "world"], ["--all", "-hello", "world", "--lim", "3"]):
+        run = subprocess.run(
+            [sys.executable, "-m", "deja", "search", *words, "--json"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        hits = json.loads(run.stdout)["hits"]
+        assert [hit["session_id"] for hit in hits] == ["s2"], words
+
+
+def test_free_text_keeps_its_dash_words_in_place() -> None:
+    """`files` topics exclude words as search does; an error text keeps `-bash:` where it was."""
+    from deja.cli.parser import parse
+
+    error = parse(["fix", "-bash:", "deploy:", "command", "not", "found", "--limit", "2"])
+    assert not isinstance(error, int)
+    assert error.error == ["-bash:", "deploy:", "command", "not", "found"] and error.limit == 2
+    topic = parse(["files", "--all", "-hello", "world"])
+    assert not isinstance(topic, int) and topic.topic == ["-hello", "world"] and topic.all
+    late = parse(["search", "x", "--all", "-hello"])  # after an option: still a query word
+    assert not isinstance(late, int) and late.query == ["x", "-hello"]
+    bad = parse(["fix", "-oops", "--limit", "-3"])  # an option's value stays argparse's
+    assert bad == 2

@@ -7,12 +7,16 @@ import os
 import sys
 import time
 from pathlib import Path
+from shlex import quote
 
 from deja.cli import render
 from deja.continue_store import resolve_root
 from deja.query import History, Scope, SearchQuery
+from deja.units import count
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample-store"
+# The sample store's half-written file (`fixtures/make_sample_store.py`), there on purpose.
+HALF_WRITTEN = "a3b6f2d8-9e1c-4b75-8a2f-1c5d7e9b0307.json"
 
 
 def main() -> int:
@@ -30,12 +34,21 @@ def main() -> int:
         report = history.refresh()
         print(
             style.bold(
-                f"Indexed {root}: {report.sessions} sessions, {report.changed} indexed "
+                f"Indexed {root}: {count(report.sessions, 'session')}, {report.changed} indexed "
                 f"in {report.seconds:.2f} s, {len(report.errors)} unreadable"
             )
         )
         for diagnostic in report.errors:
-            print(style.dim(f"  unreadable: {diagnostic.path}: {diagnostic.message}"))
+            on_purpose = root == SAMPLE and Path(diagnostic.path).name == HALF_WRITTEN
+            if on_purpose:
+                print(
+                    style.dim(
+                        f"  unreadable, deliberately: {Path(diagnostic.path).name} is a"
+                        " half-written file the sample store carries to show it is skipped"
+                    )
+                )
+            else:
+                print(style.dim(f"  unreadable: {diagnostic.path}: {diagnostic.message}"))
         sessions = history.sessions(Scope(), limit=3)
         print(style.bold("\nLatest sessions"))
         for summary in sessions:
@@ -50,10 +63,20 @@ def main() -> int:
             print(style.bold(f"\n$ deja blame {path}"))
             for event in history.file_history(path, cwd="/", limit=5):
                 render.write_lines(render.event_lines(event, style, now))
-        print("\nTry: .venv/bin/deja search WORDS --all · deja sessions --all · deja show ID")
+        print(f"\n{try_line(root == SAMPLE, history.home)}")
     finally:
         history.close()
     return 0
+
+
+def try_line(sample: bool, home: Path) -> str:
+    """What to run next. On the sample store, with the two variables that point `deja` at it
+    and at its index (without them it reads the user's own store)."""
+    deja = Path(sys.executable).parent / "deja"
+    command = str(deja) if deja.exists() else "deja"
+    if sample:
+        command = f"DEJA_HOME={quote(str(home))} DEJA_CONTINUE_ROOT={quote(str(SAMPLE))} {command}"
+    return f"Try: {command} search WORDS --all (also: sessions --all, show ID)"
 
 
 def _word_of(title: str) -> str:

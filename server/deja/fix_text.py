@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from deja.continue_store.tools import edit_verb
 from deja.query import FilesResult, FixResult, FixStep, PastFailure, TouchedFile
 from deja.text import cut
+from deja.units import count
 
 CALL_CHARS = 160
 ERROR_CHARS = 240
@@ -73,7 +74,8 @@ def file_block(number: int, touched: TouchedFile) -> list[str]:
             f" · {session.session_id} ({session.events}×)"
         )
     if len(touched.sessions) > MAX_SESSIONS:
-        lines.append(f"    … and {len(touched.sessions) - MAX_SESSIONS} more sessions")
+        more = count(len(touched.sessions) - MAX_SESSIONS, "more session", "more sessions")
+        lines.append(f"    … and {more}")
     return lines
 
 
@@ -85,6 +87,7 @@ def files_nothing(result: FilesResult, where: str) -> str:
     if not result.sessions:
         return f"No session in {where} matches {result.topic!r}."
     return (
-        f"{result.sessions} sessions in {where} match {result.topic!r}, "
+        f"{count(result.sessions, 'session')} in {where}"
+        f" {'matches' if result.sessions == 1 else 'match'} {result.topic!r}, "
         "but none of them edited, wrote or read a file."
     )

@@ -21,6 +21,7 @@ from deja.continue_store.watch import TICK_S, StoreWatcher, session_id_of
 from deja.index import PassReport, StoreRefusal
 from deja.query import History
 from deja.settings import SettingError
+from deja.units import count
 
 # While the store is refused, a whole pass every this many ticks sees it come back (or accepted
 # empty by `deja index --accept-empty`) even when no session file changes.
@@ -67,7 +68,7 @@ def end_message(report: PassReport) -> str:
     if report.refused is not None:
         return f"not applied: {NOT_APPLIED[report.refused.problem]}"
     errors = f" · {len(report.errors)} unreadable" if report.errors else ""
-    return f"{report.sessions} sessions · {report.changed} indexed{errors}"
+    return f"{count(report.sessions, 'session')} · {report.changed} indexed{errors}"
 
 
 class LiveListener:

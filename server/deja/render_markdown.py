@@ -23,7 +23,7 @@ from deja.query import (
 )
 from deja.query.fork import ForkCommand
 from deja.text import cut, one_line
-from deja.units import ago, human_size
+from deja.units import ago, count, human_size
 from deja.units import iso_time as iso
 
 _INLINE = re.compile(r"([\\`*_\[\]<>|~])")
@@ -134,7 +134,7 @@ def session_header(summary: SessionSummary, now: float | None = None) -> list[st
         code(summary.workspace) if summary.workspace else "no workspace",
         f"started {when(summary.started, now)}",
         f"last active {ago(summary.last_active, now)}",
-        f"{summary.message_count} messages",
+        count(summary.message_count, "message"),
         human_size(summary.size),
     ]
     if summary.lost_context:

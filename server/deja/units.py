@@ -35,3 +35,8 @@ def ago(timestamp: float, now: float | None = None) -> str:
             count = int(seconds // size)
             return f"{count} {unit}{'s' if count > 1 else ''} ago"
     return "just now"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 session`, `0 sessions`, `2 sessions`: a count as it is read."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -196,12 +196,12 @@ def _event_fields(event: FileEvent) -> dict[str, Any]:
 
 
 def event_json(event: FileEvent) -> dict[str, Any]:
-    """A file event with `ranges`: where each hunk's written text stands, as zero-based line
-    ranges in code points (`deja blame --json`)."""
+    """A file event with `ranges`: where each hunk's written text stands now (`deja blame
+    --json`), lines from 1 as `--line` counts them (`LineRange.one_based`)."""
     return {
         **_event_fields(event),
         "hunks": hunks_json(event.hunks),
-        "ranges": [asdict(r) if r else None for r in event.ranges],
+        "ranges": [r.one_based() if r else None for r in event.ranges],
     }
 
 

@@ -3,6 +3,7 @@ compaction deleted from the file come back."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from deja.query.restore import FORMAT_LINE
-from tests.support.scenarios import ScenarioRun
+from tests.support.scenarios import COMPACTION_SUMMARY, ScenarioRun
 
 pytestmark = pytest.mark.real_cn
 
@@ -65,3 +66,38 @@ def test_restore_last_prints_what_cn_compaction_deleted(
     assert "Current session: only what came before its last compaction" in out
     assert "Nothing else is left to do." not in out  # after the compaction: still in context
     assert f'"{request}"' in out.split("Last user messages (oldest first):")[1]
+
+
+def test_a_session_first_seen_compacted_restores_continues_summary(
+    scenario_run: Runner, tmp_path: Path
+) -> None:
+    """Deja never saw the turns cn's compaction removed: `restore 0` and `restore --session`
+    agree with `sessions` (it lost context) and give the summary cn wrote, not nothing."""
+    run = scenario_run("compaction")
+    env = {
+        **os.environ,
+        "DEJA_CONTINUE_ROOT": str(run.root),
+        "DEJA_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "NO_COLOR": "1",
+    }
+
+    def deja(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "deja", *args],
+            env=env, cwd=run.workspace, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    sessions = json.loads(deja("sessions", "--json"))["sessions"]
+    (session,) = sessions
+    assert session["lost_context"]
+    listing = deja("restore")
+    assert "#0 " in listing
+    by_number = deja("restore", "0")
+    assert by_number == deja("restore", "--session", session["id"])
+    summary = " ".join(COMPACTION_SUMMARY.split())[:60]
+    assert summary in " ".join(by_number.split()), by_number
+    assert "Deja first saw it after Continue compacted it" in by_number
+    assert "Nothing else is left to do." not in by_number  # after the compaction: in context

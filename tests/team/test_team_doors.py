@@ -215,7 +215,7 @@ async def test_sidecar_with_team_push_pushes_after_each_pass(
         )
         await pushed("eeee5555-0000-0000-0000-000000000002")
         logs = "\n".join(m.message for m in lsp.log_messages)
-        assert "team push: 1 sessions sent" in logs
+        assert "team push: 1 session sent" in logs
     finally:
         await lsp.shutdown_session()
         await lsp.stop()

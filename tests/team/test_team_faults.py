@@ -107,7 +107,7 @@ def test_bad_dsn_wrong_password_and_server_down_are_one_line_each(
     finally:
         pg.start()
     assert _index_dump(alice) == before
-    assert "pushed 1 sessions" in alice.ok("team", "push")
+    assert "pushed 1 session (" in alice.ok("team", "push")
     config = json.loads((alice.root / "config" / "deja" / "team.json").read_text())
     assert "password" not in json.dumps(config) and "alice-pw" not in json.dumps(config)
 
@@ -127,7 +127,7 @@ def test_a_schema_from_a_newer_deja_is_refused_in_one_line(
         assert "version 99, from a newer Deja" in line, line
     assert _index_dump(alice) == before
     pg.psql("DELETE FROM deja_schema WHERE version = 99", database=team_db)
-    assert "pushed 1 sessions" in alice.ok("team", "push")
+    assert "pushed 1 session (" in alice.ok("team", "push")
 
 
 def _push_process(member: Member) -> subprocess.Popen[str]:

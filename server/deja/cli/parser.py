@@ -67,14 +67,20 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def parse(words: list[str]) -> argparse.Namespace | int:
     """The parsed command line, or the exit code of a run that ends here: a usage error (said on
     stderr, or as a JSON envelope under `--json`: 2) or no command (the help: 2)."""
+    from . import dash_words
+
     parser = build_parser(words)
+    # `-word` in free text is a word, never an option (`-hello` is not `-h ello`).
+    shown, hidden = dash_words.hide(list(words))
     try:
-        args, extra = parser.parse_known_args(words)
+        args, extra = parser.parse_known_args(shown)
+        extra = dash_words.reveal(args, extra, hidden)
         if extra and args.command == "search" and all(word.startswith("-") for word in extra):
-            args.query += extra  # `-word` excludes a word: a query term, not an option
+            args.query += extra
         elif extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except UsageError as error:
+        error.message = dash_words.revealed(error.message, hidden)
         if "--json" in words:
             named = next((word for word in words if not word.startswith("-")), None)
             return json_error(named if named in commands.NAMES else None, error.message, 2)

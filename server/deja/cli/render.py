@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
-from deja.units import ago, human_size
+from deja.units import ago, count, human_size
 from deja.wire import iso
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def page_note(noun: str, shown: int, offset: int, total: int) -> str | None:
     if shown == total:
         return None
     if not shown:
-        return f"no {noun} at offset {offset}; there are {total}"
+        return f"no {noun} at offset {offset}; there {'is' if total == 1 else 'are'} {total}"
     where = f"{offset + 1}–{offset + shown}" if offset else str(shown)
     return f"showing {where} of {total} {noun} (use --limit/--offset)"
 
@@ -109,7 +109,7 @@ def session_lines(summary: SessionSummary, style: Style, now: float) -> list[str
     )
     info = (
         f"    {summary.project or '-'} · started {ago(summary.started, now)} · last active "
-        f"{ago(summary.last_active, now)} · {summary.message_count} messages · "
+        f"{ago(summary.last_active, now)} · {count(summary.message_count, 'message')} · "
         f"{human_size(summary.size)}"
     )
     lines = [head, info]

@@ -3,7 +3,8 @@ of a search's start-up. Exact or nothing: `parse` answers only a command line it
 argparse parser would (the same namespace, tests/test_search_argv.py compares them), and `None`
 for anything else — an unknown or abbreviated option, `--opt=value`, `-h`, `--`, a value that
 starts with `-`, a bad value, `--all` with `--workspace`, words after an option run — so that
-`parser.py` parses it and says every error in its own words.
+`parser.py` parses it and says every error in its own words. A `-word` (an exclusion) is a query
+word, in the place it was given, on both paths (`dash_words`).
 
 The options are not repeated here: they are read from `commands/search.py`'s own `add_parser`,
 called with a recorder in place of argparse."""
@@ -14,6 +15,8 @@ import functools
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
+
+from .dash_words import is_dash_word
 
 if TYPE_CHECKING:
     import argparse
@@ -103,7 +106,7 @@ def parse(words: list[str]) -> argparse.Namespace | None:
     at, in_run = 1, False
     while at < len(words):
         word = words[at]
-        if not word.startswith("-"):
+        if not word.startswith("-") or is_dash_word(word):  # `-word`: an exclusion, a word
             runs += not in_run
             if runs > 1:
                 return None

@@ -15,6 +15,7 @@ from deja.team.connection import opened
 from deja.team.local import is_shared, shared_sessions
 from deja.team.migrations import migrate
 from deja.team.push import push
+from deja.units import count as plural
 
 from .common import emit, implicit_pass, opened_history
 
@@ -25,11 +26,11 @@ def _shared_lines(history: History, config: TeamConfig) -> list[str]:
         return ["nothing is shared until you opt workspaces in: deja team share WORKSPACE…"]
     exclude = load_exclude_list(history.index.exclude_path)
     sessions = shared_sessions(history.db, config.shared, exclude)
-    lines = [f"shared ({len(sessions)} sessions):"]
+    lines = [f"shared ({plural(len(sessions), 'session')}):"]
     for base in config.shared:
         count = sum(1 for s in sessions if is_shared(s.workspace, [base], exclude))
         note = " — excluded: nothing is pushed" if exclude.excludes(base) else ""
-        lines.append(f"  {base}: {count} sessions{note}")
+        lines.append(f"  {base}: {plural(count, 'session')}{note}")
     return lines
 
 
@@ -109,7 +110,8 @@ def push_action(args: argparse.Namespace) -> int:
         args,
         "team",
         lambda: [
-            f"pushed {report.sent} sessions ({report.records} records, {report.bytes} bytes);"
+            f"pushed {plural(report.sent, 'session')} ({plural(report.records, 'record')},"
+            f" {plural(report.bytes, 'byte')});"
             f" {report.unchanged} unchanged; {report.erased} erased from the team database"
         ],
         action="push",

@@ -16,7 +16,7 @@ from deja.index.exclude import load_exclude_list
 from deja.index.faults import IndexDamaged, IndexUnwritable
 from deja.index.schema import schema_version
 from deja.query import History
-from deja.units import human_size
+from deja.units import count, human_size
 from deja.wire import iso
 
 from .checks import Check, failed, passed
@@ -140,8 +140,8 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         history.close()
     detail = (
         f"{stats.index_path}: {human_size(stats.index_bytes)}, schema {schema}, "
-        f"{stats.sessions} sessions, {stats.records} records, last change indexed "
-        f"{iso(stats.last_pass) or 'never'}"
+        f"{count(stats.sessions, 'session')}, {count(stats.records, 'record')},"
+        f" last change indexed {iso(stats.last_pass) or 'never'}"
     )
     if recovery is not None:
         detail += f" (the file was unreadable and was rebuilt: {recovery.message})"

@@ -127,6 +127,10 @@ def run_pass(
 def _record_pass(
     index: Index, report: PassReport, stamp: str | None, *, rebuild: bool, whole: bool
 ) -> None:
+    if rebuild:  # every turn a rebuild kept from compaction, not only those new to this pass
+        report.kept = int(
+            index.db.execute("SELECT sum(kept_items) FROM sessions").fetchone()[0] or 0
+        )
     restamp = whole and stamp != recorded_stamp(index.db)
     if report.changed or report.deleted or rebuild or restamp:
         # A quiet pass writes nothing: no write lock, no WAL to checkpoint on close.
@@ -245,6 +249,7 @@ def _apply_exclude_list(index: Index, report: PassReport) -> ExcludeList:
                 forget_session(db, session_id)
                 db.execute("INSERT INTO excluded VALUES (?,?,?)", (session_id, size, mtime_ns))
                 report.changed_ids.append(session_id)
+                report.changed += 1  # removed from the index: a change the report counts
         db.execute("INSERT OR REPLACE INTO meta VALUES ('exclude', ?)", (exclude.fingerprint,))
     return exclude
 

@@ -53,6 +53,10 @@ compaction removed. Its tools only read.
   its path.
 - After a compaction, or to pick up an earlier session: `deja_restore` with `session: "last"`
   or a session id from a search hit; `topic` shows the turns about it in full.
+- A command failed with an error: `deja_fix` with the error text finds the past failures like
+  it and what made each go away.
+- "Which files does this touch?", before working on a topic: `deja_files` with the topic lists
+  the files past sessions about it edited, wrote or read.
 - Before repeating a long investigation: search first, the answer may exist.
 
 ## Reading the answers
@@ -64,7 +68,8 @@ PROMPT_DESCRIPTION = "Search past Continue sessions with Deja"
 # cn sends the prompt's text followed directly by what was typed after `/deja`: the blank line
 # keeps the request apart.
 PROMPT_TEXT = (
-    "Use Deja's deja_search tool (and deja_file_history or deja_restore where they help) to "
+    "Use Deja's deja_search tool (and deja_file_history, deja_restore, deja_fix for an error or "
+    "deja_files for the files of a topic, where they help) to "
     "find what past Continue sessions say about the request that follows. Answer from what "
     "Deja finds and name the sessions you used; if it finds nothing, say so.\n\n"
 )

@@ -17,6 +17,7 @@ from deja.errors import DejaError
 from deja.index.pack import register
 from deja.index.schema import DB_NAME
 from deja.query import SearchQuery
+from deja.units import count
 from deja.wire import team_hit_json
 
 from .params import Params
@@ -118,4 +119,5 @@ class TeamPusher:
         except Exception as error:  # a fault must not end the sidecar
             self.log(f"team push failed: {error!r}", logging.ERROR)
             return
-        self.log(f"team push: {report.sent} sessions sent, {report.erased} erased", logging.INFO)
+        sent = count(report.sent, "session")
+        self.log(f"team push: {sent} sent, {report.erased} erased", logging.INFO)

@@ -307,7 +307,8 @@ class Recall:
         events = history.file_history(path, cwd=self.cwd)
         edits = [event for event in events if event.role == "edit"][:limit]
         reads = sum(1 for event in events if event.role != "edit")
-        seen = f" (it was read or attached {reads} times)" if reads else ""
+        seen = f" (it was read or attached {'once' if reads == 1 else f'{reads} times'})"
+        seen = seen if reads else ""
         now = standing(history, events)
         return _fit(
             [event_block(n, event, now.get(id(event))) for n, event in enumerate(edits, 1)],

@@ -30,6 +30,17 @@ class LineRange:
     end_line: int
     end_char: int
 
+    def one_based(self) -> dict[str, int]:
+        """As `deja blame --json` gives it: lines counted from 1 (as `--line` counts them),
+        characters as code-point offsets into the line from 0; the end position exclusive."""
+        start, end = self.start_line + 1, self.end_line + 1
+        return {
+            "start_line": start,
+            "start_char": self.start_char,
+            "end_line": end,
+            "end_char": self.end_char,
+        }
+
 
 @dataclass(slots=True)
 class FileEvent:

@@ -16,7 +16,7 @@ from deja.continue_store.redact import redact
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut
 
-from .sessions import SessionView, TurnRecord, fork_line
+from .sessions import SessionSummary, SessionView, TurnRecord, fork_line
 
 MAX_BYTES = 4096
 ASK_CHARS = 600
@@ -154,16 +154,13 @@ def _sections(view: SessionView, limits: dict[str, int]) -> list[str]:
         f"Workspace: {workspace or 'none recorded'}",
         f"When: {_date(session.started)} to {_date(session.last_active)}",
     ]
-    forked = fork_line(session)
-    if forked:
-        # A fork's records are its own turns: say where the ones before them are.
-        lines.append(f"F{forked[1:]}; the turns before are in: deja show {session.forked_from}")
+    lines += _fork_lines(session, records, limits)
     summary = _last(records, "summary")
     if summary is not None:
         lines.append(f"Summary of earlier turns: {cut(summary.text, limits['summary'])}")
     ask = next((r for r in records if r.role == "user" and r.text.strip()), None)
     if ask is not None:
-        lines.append(f"Ask: {cut(ask.text, limits['ask'])}")
+        lines.append(f"Ask{_whose(session, ask)}: {cut(ask.text, limits['ask'])}")
     chosen = decisions(records)[-limits["decisions"] :] if limits["decisions"] else []
     if chosen:
         lines.append("Decisions:")
@@ -199,6 +196,37 @@ def _sections(view: SessionView, limits: dict[str, int]) -> list[str]:
                 f"- last reply (turn {last_reply.turn}): {cut(last_reply.text, limits['stop'])}"
             )
     lines.append(f"Full session: deja show {session.id}")
+    return lines
+
+
+def _inherited(session: SessionSummary, record: TurnRecord) -> bool:
+    return session.fork_turn is not None and record.turn < session.fork_turn
+
+
+def _whose(session: SessionSummary, record: TurnRecord) -> str:
+    """` (the parent's, turn N of <id8>)` for a fork's copy of its parent's turn."""
+    if not _inherited(session, record) or session.forked_from is None:
+        return ""
+    return f" (the parent's, in {session.forked_from[:8]})"
+
+
+def _fork_lines(
+    session: SessionSummary, records: list[TurnRecord], limits: dict[str, int]
+) -> list[str]:
+    """A fork: where it came from; with its copy of the parent's turns in `records` (its real
+    history, read as the parent's), also its own first request."""
+    forked = fork_line(session)
+    if not forked:
+        return []
+    if not any(_inherited(session, r) for r in records):
+        return [f"F{forked[1:]}; the turns before are in: deja show {session.forked_from}"]
+    lines = [f"F{forked[1:]}; the turns before it are the parent's, included here as such"]
+    own = next(
+        (r for r in records if r.role == "user" and r.text.strip() and not _inherited(session, r)),
+        None,
+    )
+    if own is not None:
+        lines.append(f"Ask of this fork (turn {own.turn}): {cut(own.text, limits['ask'])}")
     return lines
 
 

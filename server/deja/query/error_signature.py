@@ -17,10 +17,12 @@ RAW_CHARS = 1_000
 CLOSE = 0.6
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-# What Continue puts before a failed call's own output.
+# What Continue puts before a failed call's own output, whole (as stored) or in part (as `cn`
+# shows it: `Error (exit code 3): oops`), and before stderr appended to a call that passed: the
+# asked text and the stored one lose the same words.
 _PREFIX = re.compile(
-    r"^(?:Error executing tool \w+: (?:Error \(exit code -?\d+\):? ?)?|"
-    r"Command failed with exit code -?\d+[.:]? ?)"
+    r"^(?:Error executing tool \w+: )?(?:Error \(exit code -?\d+\):? ?)?"
+    r"(?:Command failed with exit code -?\d+[.:]? ?)?(?:Stderr: )?"
 )
 _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -138,6 +140,11 @@ def _words(lines: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
 def _kept(lines: list[str]) -> list[str]:
     masked = (mask(line) for line in lines)
     return [m for m in masked if m.lower() not in _GENERIC and any(c.isalpha() for c in m)]
+
+
+def looks_like_error(line: str) -> bool:
+    """A line that says something failed (the rest of an output is context that varies)."""
+    return bool(_ERROR_WORDS.search(_PREFIX.sub("", line.strip())))
 
 
 def signature(output: str) -> Signature:

@@ -23,7 +23,7 @@ from deja.errors import DejaError
 from deja.index.forks import own_records
 from deja.index.pack import as_text, failed_sql
 
-from .error_signature import Signature, signature
+from .error_signature import Signature, looks_like_error, signature
 from .rows import named
 from .scope import Scope
 
@@ -187,15 +187,21 @@ def _chain(
     return done
 
 
+def _heavy(asked: Signature) -> list[str]:
+    """The asked error's two weightiest words: a close signature shares most of its weight."""
+    return [
+        w for w, _ in sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
+    ]
+
+
 def _candidates(
-    db: sqlite3.Connection, scope: Scope, asked: Signature
+    db: sqlite3.Connection, scope: Scope, heavy: list[str]
 ) -> list[tuple[sqlite3.Row, _Row]]:
-    """Failed calls in scope whose text holds one of the asked error's two weightiest words (a
-    close signature shares most of its weight): SQLite's `instr` keeps the rest out of Python.
-    A fork's copy of its parent's turns is found once, under the parent."""
+    """Failed calls in scope whose text holds one of the `heavy` words (`_heavy`): SQLite's
+    `instr` keeps the rest out of Python. A fork's copy of its parent's turns is found once,
+    under the parent."""
     scope_sql, params = scope.sql("s.workspace")
     where = f"AND {scope_sql}" if scope_sql else ""
-    heavy = sorted((w for w in asked.words if "<" not in w[0]), key=lambda w: -w[1])[:2]
     text = f"lower(coalesce({as_text('r.output')}, r.status, ''))"
     words = " OR ".join(f"instr({text}, ?) > 0" for _ in heavy) or "1"
     roles = ",".join(f"'{role}'" for role in TOOL_ROLES)
@@ -205,7 +211,7 @@ def _candidates(
         " JOIN sessions s ON s.id = r.session_id"
         f" WHERE r.role IN ({roles}) AND {_FAILED} AND ({words}) AND {own_records('r')} {where}"
         " ORDER BY r.session_id, r.turn, r.id",
-        [*(word for word, _ in heavy), *params],
+        [*heavy, *params],
     )
     return [(row, _row(row)) for row in rows]
 
@@ -252,23 +258,23 @@ def _rank(failures: list[PastFailure], now: float) -> None:
 def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int = 10) -> FixResult:
     """Past failures whose signature is the same as or close to `error_text`'s, best first."""
     # Lone surrogates (bytes a terminal could not decode) would not survive the JSON answers.
-    asked = signature(error_text.encode("utf-8", "replace").decode("utf-8"))
+    text = error_text.encode("utf-8", "replace").decode("utf-8")
+    asked = signature(text)
     if not asked.lines:
         raise DejaError("give the text of an error (nothing in it says what failed)")
     signatures = _Signatures()
-    matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
-    seen: set[tuple[str, str]] = set()
-    for row, failure in _candidates(db, scope, asked):
-        if not asked.may_be_in(failure.output or failure.status or ""):
-            continue
-        found = signatures.of(failure)
-        similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
-        session_id = str(row["session_id"])
-        if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
-            continue
-        seen.add((session_id, found.key))
-        matches.append((similarity, row, failure, found))
-    matches.sort(key=lambda match: (-match[0], -match[2].time))
+    matches = _matches(_candidates(db, scope, _heavy(asked)), asked, signatures)
+    if not matches and len(text.splitlines()) > 1:
+        # Output with stdout mixed in (`cmd 2>&1 | deja fix -`): Continue recorded only stderr,
+        # so the lines that look like the error are tried alone, over one query's candidates.
+        alone = [s for s in dict.fromkeys(map(signature, error_lines(text))) if s.lines]
+        heavy = sorted({word for line in alone for word in _heavy(line)})
+        rows = _candidates(db, scope, heavy) if heavy else []
+        for line in alone:
+            matches = _matches(rows, line, signatures)
+            if matches:
+                asked = line
+                break
     records: dict[str, list[_Row]] = {}
     followed: list[PastFailure] = []
     for similarity, row, failure, found in matches[:MAX_CHAINS]:
@@ -282,6 +288,42 @@ def find_fixes(db: sqlite3.Connection, error_text: str, scope: Scope, limit: int
         followed.append(past)
     _rank(followed, time.time())
     return FixResult(asked.text, followed[:limit], len(matches))
+
+
+MAX_LINE_TRIES = 24
+
+
+def error_lines(text: str) -> list[str]:
+    """The lines of a multi-line text to try one by one, most likely the error first: those with
+    an error word, then the others, each from the end (where output says what failed)."""
+    lines = [line.strip() for line in text.splitlines() if any(c.isalpha() for c in line)]
+    if len(lines) < 2:
+        return []
+    unique = list(dict.fromkeys(reversed(lines)))
+    flagged = [line for line in unique if looks_like_error(line)]
+    rest = [line for line in unique if not looks_like_error(line)]
+    return (flagged + rest)[:MAX_LINE_TRIES]
+
+
+def _matches(
+    candidates: list[tuple[sqlite3.Row, _Row]], asked: Signature, signatures: _Signatures
+) -> list[tuple[float, sqlite3.Row, _Row, Signature]]:
+    """The candidates whose signature is close to `asked`, closest and newest first, one per
+    session and signature."""
+    matches: list[tuple[float, sqlite3.Row, _Row, Signature]] = []
+    seen: set[tuple[str, str]] = set()
+    for row, failure in candidates:
+        if not asked.may_be_in(failure.output or failure.status or ""):
+            continue
+        found = signatures.of(failure)
+        similarity = max(asked.similarity(found), CONTAINED * asked.coverage(found))
+        session_id = str(row["session_id"])
+        if similarity < asked_threshold(asked) or (session_id, found.key) in seen:
+            continue
+        seen.add((session_id, found.key))
+        matches.append((similarity, row, failure, found))
+    matches.sort(key=lambda match: (-match[0], -match[2].time))
+    return matches
 
 
 def asked_threshold(asked: Signature) -> float:

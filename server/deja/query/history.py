@@ -162,10 +162,15 @@ class History:
 
         return session_queries.resolve_session_id(self.db, given)
 
-    def show(self, session_id: str, turn: int | None = None) -> session_queries.SessionView:
+    def show(
+        self, session_id: str, turn: int | None = None, *, inherited: bool = False
+    ) -> session_queries.SessionView:
+        """A session's records; a fork's copy of its parent's turns only with `inherited`."""
         from . import sessions as session_queries
 
-        return session_queries.show_session(self.db, self.resolve_session(session_id), turn)
+        return session_queries.show_session(
+            self.db, self.resolve_session(session_id), turn, inherited=inherited
+        )
 
     def session_page(
         self, session_id: str, *, offset: int | None, limit: int, at_turn: int | None
@@ -232,7 +237,8 @@ class History:
         (default: the process's directory; every workspace with `all_workspaces`): newest first,
         the current session left out, or shown as #0 when it lost context to compaction.
         `limit`/`offset` page the listing. The current session is restored only up to its last
-        compaction. Does not refresh the index (call `refresh` first).
+        compaction (to just after its summary when Deja holds nothing older); a fork carries its
+        parent's turns unless the parent is restored too. Does not refresh the index.
 
         Returns a `RestoreResult`: `.text` is the transcript (first line
         `# deja-restore-format: 1`) and its closing block when something was restored, with
@@ -314,6 +320,12 @@ class History:
         with self._nothing_indexed():
             ids = self.index.workspace_sessions(os.path.abspath(workspace))
         return session_queries.summaries_of(self.db, ids)
+
+    def forks_of(self, session_id: str) -> list[session_queries.SessionSummary]:
+        """The sessions forked from this one, newest first (each holds a copy of its turns)."""
+        from . import sessions as session_queries
+
+        return session_queries.forks_of(self.db, self.resolve_session(session_id))
 
     def forget_session(self, session_id: str) -> session_queries.SessionSummary:
         """Remove a session from the index for good (a tombstone keeps later passes from

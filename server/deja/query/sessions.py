@@ -165,6 +165,15 @@ def summaries_of(db: sqlite3.Connection, session_ids: Sequence[str]) -> list[Ses
     return [summary_from_row(row) for row in rows]
 
 
+def forks_of(db: sqlite3.Connection, session_id: str) -> list[SessionSummary]:
+    """The sessions forked from this one (`cn --fork`), newest first."""
+    ids = [
+        row[0]
+        for row in db.execute("SELECT session_id FROM forks WHERE parent_id = ?", (session_id,))
+    ]
+    return summaries_of(db, ids) if ids else []
+
+
 def session_summary(db: sqlite3.Connection, session_id: str) -> SessionSummary:
     row = (
         named(db)
@@ -211,13 +220,19 @@ def _inherited_turn(db: sqlite3.Connection, summary: SessionSummary, turn: int) 
     )
 
 
-def show_session(db: sqlite3.Connection, session_id: str, turn: int | None = None) -> SessionView:
+def show_session(
+    db: sqlite3.Connection, session_id: str, turn: int | None = None, *, inherited: bool = False
+) -> SessionView:
+    """A session's records. A fork's copy of its parent's turns is the parent's: shown there,
+    not here, unless `inherited` (a handoff carries the fork's whole history: its turns before
+    `fork_turn` are the parent's)."""
     view = SessionView(session_summary(db, session_id))
     fork_turn = view.session.fork_turn
     if turn is not None and fork_turn is not None and 0 <= turn < fork_turn:
         raise _inherited_turn(db, view.session, turn)
-    # A fork's copy of its parent's turns is the parent's: shown there, not here.
-    where, params = f"r.session_id = ? AND {own_records('r')}", [session_id]
+    where, params = "r.session_id = ?", [session_id]
+    if not inherited:
+        where += f" AND {own_records('r')}"
     if turn is not None:
         where += " AND r.turn = ?"
         params.append(turn)  # type: ignore[arg-type]

@@ -43,7 +43,9 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     implicit_pass(history)
     owner: dict[str, object] | None = None
     if args.line is None:
-        events = history.file_history(args.path, limit=args.limit)
+        # Where each edit's text stands now, when the file is here to look (`ranges`).
+        document = _document(Path(args.path))
+        events = history.file_history(args.path, limit=args.limit, document=document)
     else:
         events, owner = _at_line(args, history)
     style = render.Style(sys.stdout)
@@ -71,6 +73,13 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         events=[event_json(e) for e in events],
     )
     return 0
+
+
+def _document(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    except OSError:
+        return None
 
 
 def _at_line(

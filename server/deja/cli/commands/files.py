@@ -6,6 +6,7 @@ import argparse
 
 from deja.fix_text import files_blocks, files_nothing
 from deja.query import History
+from deja.units import count
 from deja.wire import files_json
 
 from ..common import (
@@ -41,11 +42,17 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         out = list(choice.notes)
         if not result.files:
             return [*out, files_nothing(result, choice.scope.label)]
-        out.append(f"{result.sessions} sessions match {result.topic!r}; the files they touched:")
+        out.append(
+            f"1 session matches {result.topic!r}; the files it touched:"
+            if result.sessions == 1
+            else f"{result.sessions} sessions match {result.topic!r}; the files they touched:"
+        )
         for block in files_blocks(result):
             out += block
         if result.total > len(result.files):
-            out.append(f"showing {len(result.files)} of {result.total} files (use --limit)")
+            out.append(
+                f"showing {len(result.files)} of {count(result.total, 'file')} (use --limit)"
+            )
         return out
 
     emit(args, "files", lines, scope=choice.scope.label, notes=choice.notes, **files_json(result))

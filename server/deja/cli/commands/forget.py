@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from deja.query import History
-from deja.units import ago
+from deja.query import History, SessionSummary
+from deja.units import ago, count
 from deja.wire import iso, session_json, tombstone_json
 
 from .. import render
@@ -52,18 +52,21 @@ def _answer(args: argparse.Namespace, history: History) -> int:
         "dry_run": args.dry_run,
         "targets": [session_json(s) for s in targets],
     }
+    forks = history.forks_of(targets[0].id) if args.session else []
     if args.session:
         payload["session"] = targets[0].id
+        payload["forks"] = [s.id for s in forks]
         message = (
             f"forgot session {targets[0].id}; later passes will not bring it back"
             f" (deja forget --undo {render.short_id(targets[0].id)} would)"
         )
+        message += "".join(f"\n{_fork_note(fork)}" for fork in forks)
         if not args.dry_run:
             history.forget_session(targets[0].id)
     else:
         payload |= {"workspace": args.workspace, "sessions": len(targets)}
         message = (
-            f"forgot {len(targets)} sessions of {args.workspace}; "
+            f"forgot {count(len(targets), 'session')} of {args.workspace}; "
             "later passes will not index that workspace"
         )
         if not args.dry_run:
@@ -72,18 +75,28 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     def lines() -> list[str]:
         if not args.dry_run:
             return [message]
-        what = f"session {targets[0].id}" if args.session else f"{len(targets)} sessions"
+        what = f"session {targets[0].id}" if args.session else count(len(targets), "session")
         later = "" if args.session else f", and keep later sessions of {args.workspace} out"
         out = [f"would forget {what}{later} (nothing changed):"]
+        out += [_fork_note(fork) for fork in forks]
         for s in targets:
             out.append(
                 f"  {render.short_id(s.id)}  {s.title} · {s.workspace or '-'} · last active "
-                f"{ago(s.last_active, now)} · {s.message_count} messages"
+                f"{ago(s.last_active, now)} · {count(s.message_count, 'message')}"
             )
         return out
 
     emit(args, "forget", lines, **payload)
     return 0
+
+
+def _fork_note(fork: SessionSummary) -> str:
+    """A fork keeps its copy of the forgotten session's turns: they become its own."""
+    short = render.short_id(fork.id)
+    return (
+        f"note: its fork {short} ({fork.title}) still holds a copy of its turns, now the"
+        f" fork's own; deja forget --session {short} removes them too"
+    )
 
 
 def _list(args: argparse.Namespace, history: History) -> int:

@@ -64,5 +64,5 @@ def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:
 def run(args: argparse.Namespace) -> int:
     with opened_history() as history:
         implicit_pass(history)
-        view = history.show(args.session_id)
+        view = history.show(args.session_id, inherited=True)  # a fork's whole history
     return launch(args, view.session.id, handoff(view.session, build_digest(view), args.shell))

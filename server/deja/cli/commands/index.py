@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from deja.units import count
+
 from ..common import AddCommand, CliError, emit, ensure_store, opened_history, run_pass
 
 if TYPE_CHECKING:
@@ -63,9 +65,9 @@ def _answer(args: argparse.Namespace, history: History) -> int:
 
     def lines() -> list[str]:
         out = [
-            f"{report.sessions} sessions in the store · {report.read} read · "
-            f"{report.changed} changed · {report.kept} turns kept from compaction · "
-            f"{report.deleted} marked deleted · {len(report.errors)} errors "
+            f"{count(report.sessions, 'session')} in the store · {report.read} read · "
+            f"{report.changed} changed · {count(report.kept, 'turn')} kept from compaction · "
+            f"{report.deleted} marked deleted · {count(len(report.errors), 'error')} "
             f"({report.seconds:.2f} s)"
         ]
         out += [f"error: {d.path}: {d.message}" for d in report.errors]

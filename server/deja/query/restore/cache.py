@@ -17,12 +17,18 @@ from .load import SessionState
 from .section import FORMAT_VERSION, LastUser
 
 CACHE_DIR = "restore-cache"
+# What a section holds beyond the format (a fork's inherited turns: 2); sections cached before a
+# change are rebuilt.
+_LAYOUT = 2
 
 
-def cache_key(state: SessionState, until: int | None) -> str:
+def cache_key(state: SessionState, until: int | None, inherited: bool = False) -> str:
+    """`inherited`: a fork's section shows the turns it copied from its parent."""
     s = state.session
     parts = (
         FORMAT_VERSION,
+        _LAYOUT,
+        inherited,
         deja.__version__,
         s.id,
         s.title,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from deja.text import one_line
-from deja.units import ago, human_size
+from deja.units import ago, count, human_size
 
 from ..sessions import SessionSummary
 
@@ -101,10 +101,10 @@ def listing_lines(
         s = item.session
         note = " · current session, lost context to compaction" if item.number == 0 else ""
         if s.kept_turns and item.number:
-            note = f" · {s.kept_turns} turns only in Deja (compacted)"
+            note = f" · {count(s.kept_turns, 'turn')} only in Deja (compacted)"
         lines.append(
             f"#{item.number:<3} {when(s.started)} → {when(s.last_active)}"
-            f" · {human_size(s.size)} · {s.message_count} messages{note}"
+            f" · {human_size(s.size)} · {count(s.message_count, 'message')}{note}"
         )
         lines.append(f"     first: {s.first_user}")
         if s.last_user != s.first_user:

@@ -29,6 +29,7 @@ class SessionState:
     last_summary: int | None
     record_count: int
     last_record: int
+    parent_turn: int | None = None  # a fork: the parent's turn its copy starts at
 
     @property
     def boundary(self) -> int | None:
@@ -44,7 +45,8 @@ _STATE_SQL = (
     f"SELECT {SUMMARY_COLUMNS}, mtime_ns, base_turn,"
     " (SELECT max(turn) FROM items WHERE session_id = s.id AND is_summary = 1) AS last_summary,"
     " (SELECT count(*) FROM records WHERE session_id = s.id) AS record_count,"
-    " (SELECT coalesce(max(id), 0) FROM records WHERE session_id = s.id) AS last_record"
+    " (SELECT coalesce(max(id), 0) FROM records WHERE session_id = s.id) AS last_record,"
+    " (SELECT parent_turn FROM forks WHERE session_id = s.id) AS parent_turn"
     " FROM sessions s WHERE id = ?"
 )
 
@@ -60,13 +62,18 @@ def load_state(db: sqlite3.Connection, session_id: str) -> SessionState:
         last_summary=None if row["last_summary"] is None else int(row["last_summary"]),
         record_count=int(row["record_count"]),
         last_record=int(row["last_record"]),
+        parent_turn=None if row["parent_turn"] is None else int(row["parent_turn"]),
     )
 
 
-def load_entries(db: sqlite3.Connection, session_id: str, until: int | None) -> list[Entry]:
+def load_entries(
+    db: sqlite3.Connection, session_id: str, until: int | None, *, inherited: bool = False
+) -> list[Entry]:
     """One query: every record before `until`, text read only where a preview needs it (tool
-    output and written text stay in the index)."""
+    output and written text stay in the index). A fork's own records, or with `inherited` its
+    copy of its parent's."""
     roles = ",".join(f"'{role}'" for role in _TEXT_ROLES)
+    whose = f"NOT {own_records('r')}" if inherited else own_records("r")
     rows = named(db).execute(
         "SELECT r.id AS id, r.turn AS turn, r.role AS role, r.time AS time,"
         f" CASE WHEN r.role IN ({roles})"
@@ -74,7 +81,7 @@ def load_entries(db: sqlite3.Connection, session_id: str, until: int | None) -> 
         " r.tool AS tool, r.status AS status, r.path AS path, r.exit_code AS exit_code,"
         " r.args AS args, r.compacted AS compacted"
         " FROM records r WHERE r.session_id = ? AND r.turn < ? AND r.role != 'reasoning'"
-        f" AND {own_records('r')} ORDER BY r.turn, r.id",
+        f" AND {whose} ORDER BY r.turn, r.id",
         (session_id, _NO_CUT if until is None else until),
     )
     return [

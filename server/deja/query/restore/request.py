@@ -48,6 +48,8 @@ class _Numbering:
     scope: Scope | None  # None: the directory belongs to no known workspace
     current: SessionSummary | None
     zero: SessionState | None
+    zero_until: int | None = None  # where #0's restore stops (`lost_until`)
+    zero_held: bool = False  # the index holds turns from before #0's last compaction
 
     @property
     def exclude(self) -> str | None:
@@ -106,16 +108,19 @@ def restore(
         return _restored(db, cache, result, [_session_pick(db, session)])
 
     current = current_session(db, scope) if scope else None
-    numbering = _Numbering(scope, current, _zero(db, current) if current else None)
+    numbering = _numbering(db, scope, current)
     zero = numbering.zero
     if current is not None:
         result.current = CurrentSession(current, as_zero=zero is not None)
     result.total = count_listable(db, scope, numbering.exclude) if scope else 0
     if chosen.last:
-        if zero is None and result.total == 0:
+        # `last` wants what the model no longer has: a #0 holding only Continue's summary (which
+        # is still in the model's context) is passed over for the session before it.
+        held = zero is not None and numbering.zero_held
+        if not held and result.total == 0:
             result.message = NO_PREVIOUS
             return result
-        return _restored(db, cache, result, _numbered(db, numbering, [0 if zero else 1]))
+        return _restored(db, cache, result, _numbered(db, numbering, [0 if held else 1]))
     if chosen.ranges:
         numbers = expand(chosen.ranges, result.total, has_zero=zero is not None)
         return _restored(db, cache, result, _numbered(db, numbering, numbers))
@@ -146,19 +151,35 @@ def _session_pick(db: sqlite3.Connection, session: str) -> Pick:
     state = load_state(db, resolve_session_id(db, session))
     newest = current_session(db, Scope((state.session.workspace,)))
     is_current = newest is not None and newest.id == state.session.id
-    until = state.boundary if is_current and state.session.lost_context else None
+    until = lost_until(db, state)[0] if is_current and state.session.lost_context else None
     return Pick(None, state, until)
 
 
-def _zero(db: sqlite3.Connection, current: SessionSummary) -> SessionState | None:
-    """The current session as #0: only when it lost context and the index still holds something
-    from before its last compaction (not when Continue compacted it before Deja first saw it)."""
-    if not (current.lost_context and current.first_user):
-        return None
+def lost_until(db: sqlite3.Connection, state: SessionState) -> tuple[int | None, bool]:
+    """Where the current session's restore stops, and whether the index holds turns from before
+    its last compaction. It does: before that compaction (what followed is still in the model's
+    context). It does not (Deja first saw the session compacted): just after the compaction's
+    summary, Continue's account of what was removed and all Deja holds of it."""
+    boundary = state.boundary
+    if boundary is None:
+        return None, False
+    if has_records_before(db, state.session.id, boundary):
+        return boundary, True
+    return (boundary + 1 if state.last_summary == boundary else boundary), False
+
+
+def _numbering(
+    db: sqlite3.Connection, scope: Scope | None, current: SessionSummary | None
+) -> _Numbering:
+    """The current session is #0 whenever it lost context (as `sessions` says) and something of
+    it can be restored."""
+    if current is None or not (current.lost_context and current.first_user):
+        return _Numbering(scope, current, None)
     state = load_state(db, current.id)
-    if not state.boundary:
-        return None
-    return state if has_records_before(db, current.id, state.boundary) else None
+    until, held = lost_until(db, state)
+    if not until:
+        return _Numbering(scope, current, None)
+    return _Numbering(scope, current, state, until, held)
 
 
 def _numbered(db: sqlite3.Connection, numbering: _Numbering, numbers: Sequence[int]) -> list[Pick]:
@@ -173,7 +194,7 @@ def _numbered(db: sqlite3.Connection, numbering: _Numbering, numbers: Sequence[i
     zero = numbering.zero
     for number in numbers:
         if number == 0 and zero is not None:
-            picks.append(Pick(0, zero, zero.boundary))
+            picks.append(Pick(0, zero, numbering.zero_until))
         else:
             picks.append(Pick(number, load_state(db, page[number].id), None))
     return picks

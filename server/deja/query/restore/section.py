@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from deja.continue_store.tools import call_outcome, edit_verb
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut, one_line
+from deja.units import count
 from deja.units import iso_time as iso
 
 from ..sessions import SessionSummary, fork_line
@@ -54,6 +55,16 @@ class LastUser:
     time: float
     turn: int
     text: str  # cut at LAST_USER_CHARS
+
+
+@dataclass(frozen=True, slots=True)
+class Inherited:
+    """A fork's copy of its parent's turns: its real history, shown once and as the parent's
+    (the parent's id and turn numbers, which `deja show` reads). `entries` is empty when the
+    parent is in the same transcript: the turns are shown there."""
+
+    entries: Sequence[Entry]
+    parent_turn: int  # the parent's turn the copy starts at
 
 
 @dataclass(slots=True)
@@ -180,31 +191,30 @@ def build_section(
     until: int | None = None,
     full: Iterable[int] = (),
     outputs: dict[int, str] | None = None,
+    inherited: Inherited | None = None,
 ) -> tuple[str, list[LastUser]]:
     """One session's part of the transcript (entries before `until` only) and its last user
-    requests.
+    requests; a fork's `inherited` turns first, as its parent's.
     Turns in `full` show their text uncut and their tools' output (from `outputs`)."""
     full_turns = set(full)
     outputs = outputs or {}
     kept = [e for e in entries if until is None or e.turn < until]
-    id8 = session.id[:8]
     title = one_line(session.title)
     lines = [
         f'## Session {session.id} · "{title}" · {session.workspace or "(no workspace)"}'
         f" · {iso(session.started)} → {iso(session.last_active)}"
     ]
     if until is not None:
-        lines.append(f"## Current session: only what came before its last compaction (#{until})")
+        lines.append(_current_line(kept, until))
     if session.kept_turns:
         lines.append(
-            f"## {session.kept_turns} turns are kept only by Deja: Continue's compaction"
-            " removed them from its file"
+            f"## {count(session.kept_turns, 'turn')}"
+            f" {'is' if session.kept_turns == 1 else 'are'} kept only by Deja:"
+            " Continue's compaction removed them from its file"
         )
     if session.deleted:
         lines.append("## Continue's file for this session is gone; Deja kept what it had indexed")
-    forked = fork_line(session)
-    if forked:
-        lines.append(f"## {forked}: the turns before it are restored under that session")
+    lines += _inherited_lines(session, inherited, until)
     elements = _structure(kept, base_turn, session.kept_turns)
     if not elements:
         lines.append("")
@@ -213,28 +223,78 @@ def build_section(
             if until is not None
             else "(nothing to restore: the index holds no message or tool call of this session)"
         )
+    lines += _element_lines(elements, session.id[:8], session.workspace, full_turns, outputs)
+    users = [e for e in kept if e.role == "user"][-LAST_USER_COUNT:]
+    last_users = [LastUser(e.time, e.turn, cut(e.text, LAST_USER_CHARS)) for e in users]
+    return "\n".join(lines) + "\n", last_users
+
+
+def _element_lines(
+    elements: Sequence[_Block | _Boundary],
+    id8: str,
+    workspace: str,
+    full_turns: set[int],
+    outputs: dict[int, str],
+    shift: int = 0,
+) -> list[str]:
+    """The blocks and boundaries, each turn stamped `[Session:<id8> <time> #<turn + shift>]`."""
+    lines: list[str] = []
     for element in elements:
         lines.append("")
         if isinstance(element, _Boundary):
             lines += _boundary_lines(element, element.turn in full_turns)
             continue
-        stamp = f"[Session:{id8} {iso(element.time)} #{element.turn}]"
+        stamp = f"[Session:{id8} {iso(element.time)} #{element.turn + shift}]"
         if element.user is not None:
             text = _user_text(element.user.text, element.turn in full_turns)
             lines.append(f'{stamp} User: "{text}"')
         else:
             lines.append(f"{stamp} (no user message)")
         if element.attached:
-            shown = ", ".join(relative_path(p, session.workspace) for p in element.attached)
+            shown = ", ".join(relative_path(p, workspace) for p in element.attached)
             lines.append(f"   attached: {shown}")
         lines.append(_count(len(element.responses)))
         for number, response in enumerate(element.responses, 1):
             lines += _response_lines(
-                number, response, session.workspace, response.turn in full_turns, outputs
+                number, response, workspace, response.turn in full_turns, outputs
             )
-    users = [e for e in kept if e.role == "user"][-LAST_USER_COUNT:]
-    last_users = [LastUser(e.time, e.turn, cut(e.text, LAST_USER_CHARS)) for e in users]
-    return "\n".join(lines) + "\n", last_users
+    return lines
+
+
+def _inherited_lines(
+    session: SessionSummary, inherited: Inherited | None, until: int | None
+) -> list[str]:
+    """A fork's header line and, unless its parent is restored with it, the turns it carries
+    from the parent, marked as the parent's, then where its own turns start."""
+    forked = fork_line(session)
+    if not forked or session.forked_from is None or session.fork_turn is None:
+        return []
+    parent8 = session.forked_from[:8]
+    if inherited is None or not inherited.entries:
+        where = "above under that session" if inherited is not None else "under that session"
+        return [f"## {forked}: the turns before it are the parent's, restored {where}"]
+    copied = [e for e in inherited.entries if until is None or e.turn < until]
+    first, last = inherited.parent_turn, inherited.parent_turn + session.fork_turn - 1
+    elements = _structure(copied, 0, 0)
+    return [
+        f"## {forked}: the turns before it are the parent's, restored here as the parent's",
+        "",
+        f"--- inherited: turns #{first}-#{last} of {parent8}, the history this fork carries ---",
+        *_element_lines(elements, parent8, session.workspace, set(), {}, inherited.parent_turn),
+        "",
+        f"--- {session.id[:8]}'s own turns, from #{session.fork_turn} ---",
+    ]
+
+
+def _current_line(kept: Sequence[Entry], until: int) -> str:
+    summary_only = bool(kept) and all(e.turn == until - 1 for e in kept)
+    if summary_only and any(e.role == "summary" for e in kept):
+        # `lost_until`: the index holds nothing from before the compaction but its summary.
+        return (
+            f"## Current session: Deja first saw it after Continue compacted it; all it holds of"
+            f" the turns removed is Continue's summary (#{until - 1})"
+        )
+    return f"## Current session: only what came before its last compaction (#{until})"
 
 
 def _boundary_lines(boundary: _Boundary, full: bool) -> list[str]:

@@ -65,6 +65,12 @@ def parse_selection(text: str) -> Selection:
     return Selection(tuple(ranges), topic=topic)
 
 
+def _earlier(highest: int) -> str:
+    return (
+        "1 earlier session (#1)" if highest == 1 else f"{highest} earlier sessions (#1-#{highest})"
+    )
+
+
 def expand(ranges: Sequence[tuple[int, int]], highest: int, *, has_zero: bool) -> list[int]:
     """The numbers picked, in order given, each once; checked before expanding (so `1-99999999`
     fails fast instead of building a list)."""
@@ -77,7 +83,7 @@ def expand(ranges: Sequence[tuple[int, int]], highest: int, *, has_zero: bool) -
             if number > highest:
                 raise RestoreError(
                     f"no session #{number}: this project has "
-                    + (f"{highest} earlier sessions (#1-#{highest})" if highest else "none")
+                    + (_earlier(highest) if highest else "none")
                     + "; run deja restore to list them"
                 )
     seen: dict[int, None] = {}

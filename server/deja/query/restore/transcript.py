@@ -7,13 +7,15 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deja.units import count as plural
+
 from ..search import SearchQuery, search
 from ..sessions import session_ids
 from .cache import SectionCache, cache_key
 from .closing import RestoredSession, closing_block
 from .git import session_commits
 from .load import SessionState, load_entries, load_outputs
-from .section import FORMAT_LINE, build_section
+from .section import FORMAT_LINE, Inherited, build_section
 
 TOPIC_TURNS = 20
 
@@ -51,6 +53,14 @@ def topic_turns(
     return turns
 
 
+def _inherited(db: sqlite3.Connection, pick: Pick, carries: bool) -> Inherited | None:
+    parent_turn = pick.state.parent_turn
+    if parent_turn is None:
+        return None
+    entries = load_entries(db, pick.state.session.id, pick.until, inherited=True) if carries else []
+    return Inherited(entries, parent_turn)
+
+
 def transcript(
     db: sqlite3.Connection, cache: SectionCache, picks: Sequence[Pick], topic: str | None
 ) -> tuple[str, list[RestoredSession]]:
@@ -61,9 +71,13 @@ def transcript(
     sections: list[str] = []
     restored: list[RestoredSession] = []
     wrote = False
+    picked = {pick.state.session.id for pick in picks}
     for pick in picks:
         session_id = pick.state.session.id
-        key = cache_key(pick.state, pick.until)
+        # A fork's copy of its parent's turns is shown once: under the parent when it is here.
+        state = pick.state
+        carries = state.parent_turn is not None and state.session.forked_from not in picked
+        key = cache_key(pick.state, pick.until, carries)
         scores = full.get(session_id, {})
         turns = sorted(scores)
         hit = None if topic else cache.get(session_id, key)
@@ -78,6 +92,7 @@ def transcript(
                 until=pick.until,
                 full=turns,
                 outputs=load_outputs(db, session_id, turns),
+                inherited=_inherited(db, pick, carries),
             )
             if not topic:  # a topic restore never modifies the cache
                 cache.put(session_id, key, text, users)
@@ -94,7 +109,7 @@ def transcript(
     if topic:
         count = sum(len(scores) for scores in full.values())
         head.append(
-            f'# topic: "{topic}" · {count} turns shown in full'
+            f'# topic: "{topic}" · {plural(count, "turn")} shown in full'
             if count
             else f'# topic: "{topic}" · no turn matched; previews only'
         )
