@@ -5,7 +5,18 @@ from __future__ import annotations
 import logging
 import sys
 
-from . import commands, fix_files, hover, lens, lifecycle, protocol, requests, restore, session_view
+from . import (
+    actions,
+    commands,
+    fix_files,
+    hover,
+    lens,
+    lifecycle,
+    protocol,
+    requests,
+    restore,
+    session_view,
+)
 from .context import DejaServer
 
 LOOPBACK = "127.0.0.1"
@@ -20,6 +31,7 @@ def create_server() -> DejaServer:
     protocol.install(server)
     for feature in (lifecycle, requests, restore, session_view, fix_files, hover, lens, commands):
         feature.register(server)
+    actions.register(server)
     return server
 
 
