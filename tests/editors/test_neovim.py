@@ -39,6 +39,7 @@ def test_neovim_hover_lens_action_search_and_shutdown(
     hover = found["hover"]
     assert hover["kind"] == "markdown" and "Make greet() return" in hover["value"]
     assert "return 'hello, world'" in hover["value"]
+    assert "command:" not in hover["value"] and "Code actions on this line" in hover["value"]
     assert found["lenses"][0].startswith("1 Continue session touched this file")
     assert any(title.startswith("edited by Continue") for title in found["lenses"])
     assert found["actions"][:1] and "open session" in found["actions"][0]

@@ -22,6 +22,7 @@ from .documents import Placed
 from .errors import guarded
 
 MORE_EDITS = 3
+ACTIONS_HINT = "Code actions on this line: open the session, fork it here, file history."
 
 
 def command_link(label: str, command: str, arguments: list[object]) -> str:
@@ -29,7 +30,11 @@ def command_link(label: str, command: str, arguments: list[object]) -> str:
     return f"[{label}](command:{command}?{quote(json.dumps(arguments))})"
 
 
-def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> str:
+def hover_markdown(
+    found: list[Placed], uri: str, now: float | None = None, *, links: bool = True
+) -> str:
+    """The hover in markdown; its actions as `command:` links when the client runs them (the
+    VS Code extension, which opts in to Deja's own protocol), else as the line's code actions."""
     newest = found[0]
     event = newest.event
     parts = [render_markdown.edit_summary(event, newest.hunk, now)]
@@ -43,6 +48,8 @@ def hover_markdown(found: list[Placed], uri: str, now: float | None = None) -> s
             for other in others[:MORE_EDITS]
         ]
         parts.append("Also edited by: " + "; ".join(named))
+    if not links:
+        return "\n\n".join([*parts, ACTIONS_HINT])
     parts.append(
         " · ".join(
             [
@@ -80,7 +87,7 @@ def hover_plain(found: list[Placed], now: float | None = None) -> str:
     others = others_of(found)
     if others:
         lines.append("Also edited by: " + "; ".join(others[:MORE_EDITS]))
-    lines.append("Code actions on this line: open the session, fork it here, file history.")
+    lines.append(ACTIONS_HINT)
     return "\n".join(lines)
 
 
@@ -110,5 +117,6 @@ def register(server: DejaServer) -> None:
         if prefers_plain(ls):
             content = types.MarkupContent(types.MarkupKind.PlainText, hover_plain(found))
         else:
-            content = types.MarkupContent(types.MarkupKind.Markdown, hover_markdown(found, uri))
+            markdown = hover_markdown(found, uri, links=ls.takes_notifications())
+            content = types.MarkupContent(types.MarkupKind.Markdown, markdown)
         return types.Hover(contents=content, range=found[0].range)
