@@ -19,8 +19,7 @@ def test_the_doc_block_is_the_file_the_test_runs(name: str) -> None:
     assert found.group(1) == (HERE / name).read_text()
 
 
-def test_the_doc_names_every_editor() -> None:
-    text = DOC.read_text()
+def test_the_doc_has_a_section_for_each_editor() -> None:
+    headings = re.findall(r"^## (.+)$", DOC.read_text(), re.MULTILINE)
     for editor in ("Neovim", "eglot", "lsp-mode", "ALE", "Helix", "Zed", "Sublime"):
-        assert "## " in text and editor in text, editor
-    assert Path(HERE / "deja.lua").exists()
+        assert any(editor in heading for heading in headings), editor
