@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.lsp.conftest import EDIT_SESSION, SERVER, World
+from tests.lsp.conftest import EDIT_SESSION, SERVER, World, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 INVALID_PARAMS = -32602
@@ -32,6 +32,7 @@ class RawClient:
         self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.logs: list[str] = []
         self.unrelated: list[dict[str, Any]] = []
+        self.index_changes = 0
         self.reader = asyncio.ensure_future(self.read_all())
 
     def send(self, message: dict[str, Any]) -> None:
@@ -69,6 +70,8 @@ class RawClient:
                 self.waiting[message["id"]].set_result(message)
             elif "id" in message:
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif message["method"] == "deja/indexChanged":
+                self.index_changes += 1
             elif message["method"] == "window/logMessage":
                 self.logs.append(message["params"]["message"])
 
@@ -93,9 +96,11 @@ async def raw_server(world: World, stderr: Path) -> AsyncIterator[RawClient]:
             "capabilities": {},
             "rootUri": project,
             "workspaceFolders": [{"uri": project, "name": "proj"}],
+            "initializationOptions": {"notifications": True},
         },
     )
     client.notify("initialized", {})
+    await until(lambda: client.index_changes, what="the first pass")
     yield client
     await client.request("shutdown")
     client.notify("exit", None)
