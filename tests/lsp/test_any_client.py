@@ -294,6 +294,9 @@ async def test_ordinary_traffic_leaves_stderr_quiet_and_garbage_gets_a_parse_err
     stderr = world.base / "stderr.txt"
     async with raw_server(world, stderr) as client:
         client.notify("workspace/didChangeConfiguration", {"settings": {}})
+        saved = {"textDocument": {"uri": world.config_py.as_uri()}, "text": CONFIG_PY}
+        client.notify("textDocument/didSave", saved)  # eglot, on every save
+        client.notify("$/setTrace", {"value": "off"})
         listed = await client.request("deja/sessions", {})
         assert "result" in listed
         client.notify("$/cancelRequest", {"id": listed["id"]})  # crossed the answer

@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from cattrs import BaseValidationError, Converter, transform_error
 from lsprotocol import types
+from lsprotocol.types import CANCEL_REQUEST
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
     JsonRpcParseError,
 )
 from pygls.protocol import (
@@ -149,6 +151,16 @@ class DejaProtocol(LanguageServerProtocol):
         answer = JsonRpcParseError(f"a message that is not JSON was dropped ({error})")
         cast("DejaServer", self._server).log(answer.message, types.MessageType.Warning)
         self._send_response(None, error=answer.to_response_error())  # type: ignore[arg-type]
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        # A notification the server has no use for (eglot's `didSave` on every save, a
+        # `$/`-method) is ignored, as LSP says, without a warning on stderr each time.
+        try:
+            self._get_handler(method_name)
+        except JsonRpcMethodNotFound:
+            if method_name != CANCEL_REQUEST:
+                return
+        super()._handle_notification(method_name, params)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # A cancel that crosses the answer is ordinary (LSP allows it): no warning for it.
