@@ -222,11 +222,15 @@ async def start(
     folders: list[Path] | None = None,
     capabilities: types.ClientCapabilities | None = None,
     command: list[str] | None = None,
+    prepare: Callable[[Client], Any] | None = None,
 ) -> Client:
+    """A started and initialized server; `prepare` sees the client before `initialize`."""
     config = ClientServerConfig(server_command=command or SERVER, server_env=world.env)
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
     client = Client(lsp)
+    if prepare is not None:
+        prepare(client)
     folders = [world.project] if folders is None else folders
     client.result = await lsp.initialize_session(
         types.InitializeParams(

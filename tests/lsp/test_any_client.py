@@ -83,19 +83,23 @@ def hover_at(uri: str, line: int, character: int = 4) -> types.HoverParams:
 async def test_indexing_never_waits_for_the_progress_the_client_does_not_create(
     world: World,
 ) -> None:
-    client = await start(world, options={"notifications": True}, capabilities=NEOVIM)
-    asked, release = never_answers_progress(client)
+    held: list[tuple[list[Any], asyncio.Event]] = []
+    client = await start(
+        world,
+        options={"notifications": True},
+        capabilities=NEOVIM,
+        prepare=lambda started: held.append(never_answers_progress(started)),
+    )
+    ((asked, release),) = held
     try:
-        # The create may already be on its way when the handler is swapped: either way, the
-        # first pass ends (its index change arrives) and progress is never begun.
         await until(lambda: client.changed(EDIT_SESSION), what="the first pass, not waiting")
+        assert asked == ["deja/indexing"]  # asked, never answered
         found = await client.request("deja/search", {"query": "parse_config"})
         assert found["hits"] and not found["notes"]
         uri = client.open(world.config_py)
         hover = await client.lsp.text_document_hover_async(hover_at(uri, 4))
         assert hover is not None
-        if asked:
-            assert client.lsp.progress_reports.get("deja/indexing", []) == []
+        assert client.lsp.progress_reports.get("deja/indexing", []) == []
     finally:
         release.set()
         await stop(client)
