@@ -121,7 +121,7 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
     try {
       await reset(page);
       await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": python }, "workbench.startupEditor");
-      await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
+      await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python, Python [^)]* at [^)]*\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
       await until("the status bar to count the sessions", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
       await runCommand(page, "View: Close All Editors"); // the README's picture shows the notification alone
       await runCommand(page, "Deja: Connect to Continue");
