@@ -37,12 +37,16 @@ pytest: $(STAMP) tools
 	$(PY) -m pytest
 
 # Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI,
-# PostgreSQL 15 for the team index (the tests start their own server; no default cluster is
-# created, so nothing listens on 5432) (we are root on CI's machine).
+# Neovim and Emacs with eglot to drive the sidecar as real editors do, PostgreSQL 15 for the team
+# index (the tests start their own server; no default cluster is created, so nothing listens on
+# 5432) (we are root on CI's machine).
 PG_BIN := /usr/lib/postgresql/15/bin
 tools:
 	command -v rg >/dev/null || { apt-get update -qq && apt-get install -y -qq ripgrep; }
 	command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
+	{ command -v emacs >/dev/null && dpkg -s elpa-eglot >/dev/null 2>&1; } || \
+	  { apt-get update -qq && apt-get install -y -qq emacs-nox elpa-eglot; }
 	test -x $(PG_BIN)/postgres || { mkdir -p /etc/postgresql-common && \
 	  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf && \
 	  apt-get update -qq && apt-get install -y -qq postgresql-15; }

@@ -109,6 +109,7 @@ async def results(world: World) -> dict[str, Any]:
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
+            initialization_options={"notifications": True},
             workspace_folders=[types.WorkspaceFolder(world.project.as_uri(), "proj")],
         )
     )

@@ -10,21 +10,14 @@ import {
   type LanguageClientOptions,
   type Middleware,
 } from "vscode-languageclient/node";
+import { serverOptions } from "./pure/launch";
 import { rewriteHoverLinks, rewriteLensCommand, TRUSTED_COMMANDS } from "./pure/rewrite";
 import { codeLensEnabled, configuredScope, continueRoot, hoverEnabled } from "./settings";
 
-/** `deja.scope` and `deja.continueRoot` when set: the server's defaults apply otherwise. */
-export function initializationOptions(): Record<string, string> {
-  const options: Record<string, string> = {};
-  const scope = configuredScope();
-  if (scope !== undefined) {
-    options.scope = scope;
-  }
-  const root = continueRoot();
-  if (root !== undefined) {
-    options.continueRoot = root;
-  }
-  return options;
+/** `deja.scope` and `deja.continueRoot` when set (the server's defaults apply otherwise), and
+ * the opt-in to `deja/*` notifications. */
+export function initializationOptions(): Record<string, string | boolean> {
+  return serverOptions(configuredScope(), continueRoot());
 }
 
 /** Hovers and code lenses pass the settings, and their links name the extension's commands. */
@@ -69,7 +62,7 @@ export interface ClientHooks {
   closed(): CloseHandlerResult;
 }
 
-export function clientOptions(output: vscode.LogOutputChannel, initialization: Record<string, string>, hooks: ClientHooks): LanguageClientOptions {
+export function clientOptions(output: vscode.LogOutputChannel, initialization: Record<string, string | boolean>, hooks: ClientHooks): LanguageClientOptions {
   return {
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,

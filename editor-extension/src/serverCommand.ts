@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { delimiter, join, sep } from "node:path";
-import { candidates, noPythonMessage, parseProbe, PROBE_ARGS, serverEnvironment, usable, versionText, withPythonPath, type Bundle, type Candidate, type Probe } from "./pure/interpreter";
+import { candidates, noPythonMessage, parseProbe, PROBE_ARGS, probeText, serverEnvironment, usable, withPythonPath, type Bundle, type Candidate, type Probe } from "./pure/interpreter";
 import { commandLine, resolveLaunch, settingProblems, SERVE_ARGS, type Launch } from "./pure/launch";
 import { selectedInterpreter } from "./python";
 import { environmentsInterpreter } from "./pythonEnvs";
@@ -51,7 +51,11 @@ function launchFor(candidate: Candidate, found: Probe | undefined, bundled: Bund
   log(environment.note);
   const pythonPath = withPythonPath(process.env.PYTHONPATH, environment.pythonPath, bundled.pathDelimiter);
   const version = found !== undefined ? `${found.major}.${found.minor}` : undefined;
-  return { argv: [...candidate.argv, ...SERVE_ARGS], source: candidate.source, python: candidate.argv.join(" "), pythonPath, interpreter: candidate.argv, version };
+  const launch: Launch = { argv: [...candidate.argv, ...SERVE_ARGS], source: candidate.source, python: candidate.argv.join(" "), pythonPath, interpreter: candidate.argv, version };
+  if (found?.executable !== undefined) {
+    launch.executable = found.executable;
+  }
+  return launch;
 }
 
 export async function serverCommand(log: (line: string) => void, bundled: Bundle): Promise<Resolution> {
@@ -67,7 +71,7 @@ export async function serverCommand(log: (line: string) => void, bundled: Bundle
   if (first.source === "deja.server.python") {
     const python = [first.python ?? first.argv[0]];
     const checked = await probe(python);
-    log(`deja.server.python: ${python[0]}: ${checked.probe !== undefined ? `Python ${versionText(checked.probe)}` : checked.problem}`);
+    log(`deja.server.python: ${python[0]}: ${checked.probe !== undefined ? probeText(checked.probe) : checked.problem}`);
     if (checked.probe !== undefined && !usable(checked.probe)) {
       log(`deja.server.python is older than 3.11; it is used anyway, as the setting says`);
     }
@@ -79,7 +83,7 @@ export async function serverCommand(log: (line: string) => void, bundled: Bundle
   const tried: string[] = [];
   for (const candidate of list) {
     const checked = await probe(candidate.argv);
-    const what = checked.probe !== undefined ? `Python ${versionText(checked.probe)}` : (checked.problem ?? "?");
+    const what = checked.probe !== undefined ? probeText(checked.probe) : (checked.problem ?? "?");
     log(`${candidate.source}: ${commandLine(candidate.argv)}: ${what}${checked.probe !== undefined && !usable(checked.probe) ? " (too old, needs 3.11)" : ""}`);
     tried.push(`${commandLine(candidate.argv)} (${what})`);
     if (usable(checked.probe)) {

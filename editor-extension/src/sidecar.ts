@@ -5,7 +5,7 @@ import { CloseAction, State, type CloseHandlerResult, type LanguageClient } from
 import { createClient } from "./client";
 import { clientOptions, initializationOptions } from "./clientOptions";
 import type { IndexingEvent } from "./indexingProgress";
-import { commandLine, diagnose, serverMismatch, type Launch } from "./pure/launch";
+import { commandLine, diagnose, serverMismatch, startingLine, type Launch } from "./pure/launch";
 import type { StoreStatus } from "./pure/protocol";
 import { onInterpreterChange } from "./python";
 import { onEnvironmentChange } from "./pythonEnvs";
@@ -167,8 +167,7 @@ export class Sidecar implements vscode.Disposable {
     const launch = resolution.launch;
     this.currentLaunch = launch;
     const initialization = initializationOptions();
-    const pythonPath = launch.pythonPath !== undefined ? `PYTHONPATH=${commandLine([launch.pythonPath])} ` : "";
-    this.log(`starting the server (from ${launch.source}): ${pythonPath}${commandLine(launch.argv)}`);
+    this.log(startingLine(launch));
     this.log(`initializationOptions: ${JSON.stringify(initialization)}`);
     this.watchInterpreter(launch);
 

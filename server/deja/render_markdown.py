@@ -62,6 +62,10 @@ def code(text: str) -> str:
 
 
 def diff(hunks: list[tuple[str | None, str]], max_lines: int | None = None) -> str:
+    return fence("\n".join(diff_lines(hunks, max_lines)), "diff")
+
+
+def diff_lines(hunks: list[tuple[str | None, str]], max_lines: int | None = None) -> list[str]:
     """Replaced lines as `-`, written lines as `+`; a whole-file write has only `+` lines."""
     lines: list[str] = []
     for replaced, written in hunks:
@@ -70,7 +74,7 @@ def diff(hunks: list[tuple[str | None, str]], max_lines: int | None = None) -> s
     if max_lines is not None and len(lines) > max_lines:
         hidden = len(lines) - max_lines
         lines = [*lines[:max_lines], f"… {hidden} more line{'s' if hidden > 1 else ''}"]
-    return fence("\n".join(lines), "diff")
+    return lines
 
 
 def when(timestamp: float, now: float | None = None) -> str:

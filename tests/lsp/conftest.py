@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -209,6 +210,11 @@ class Client:
         return uri
 
 
+def opted_in(capabilities: types.ClientCapabilities) -> types.ClientCapabilities:
+    """A client's capabilities plus the opt-in to Deja's `deja/*` notifications."""
+    return attrs.evolve(capabilities, experimental={"deja": {"notifications": True}})
+
+
 async def start(
     world: World,
     *,
@@ -216,15 +222,19 @@ async def start(
     folders: list[Path] | None = None,
     capabilities: types.ClientCapabilities | None = None,
     command: list[str] | None = None,
+    prepare: Callable[[Client], Any] | None = None,
 ) -> Client:
+    """A started and initialized server; `prepare` sees the client before `initialize`."""
     config = ClientServerConfig(server_command=command or SERVER, server_env=world.env)
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
     client = Client(lsp)
+    if prepare is not None:
+        prepare(client)
     folders = [world.project] if folders is None else folders
     client.result = await lsp.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities or client_capabilities("visual-studio-code"),
+            capabilities=capabilities or opted_in(client_capabilities("visual-studio-code")),
             initialization_options=options,
             workspace_folders=[types.WorkspaceFolder(f.as_uri(), f.name) for f in folders],
             root_uri=folders[0].as_uri() if folders else None,

@@ -205,6 +205,17 @@ async def test_the_template_gets_hover_lens_and_a_document(world: World, way: st
         )
         assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         assert "Make parse\\_config close its file" in hover.contents.value
+        assert "command:" not in hover.contents.value  # LSP4IJ follows only file:// links
+        # Alt+Enter: the same actions as intentions, each a command the server runs.
+        actions = await client.lsp.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri),
+                types.Range(types.Position(4, 8), types.Position(4, 8)),
+                types.CodeActionContext([]),
+            )
+        )
+        offered = [a.command for a in actions or [] if isinstance(a, types.Command)]
+        assert offered == ["deja.showSession", "deja.forkSession", "deja.showFileHistory"]
         lenses = await client.lsp.text_document_code_lens_async(
             types.CodeLensParams(types.TextDocumentIdentifier(uri))
         )

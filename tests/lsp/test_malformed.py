@@ -5,6 +5,7 @@ server's stderr; the server keeps answering."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.lsp.conftest import EDIT_SESSION, SERVER, World
+from tests.lsp.conftest import EDIT_SESSION, SERVER, World, until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 INVALID_PARAMS = -32602
@@ -30,6 +31,8 @@ class RawClient:
         self.ids = itertools.count(1)
         self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.logs: list[str] = []
+        self.unrelated: list[dict[str, Any]] = []
+        self.index_changes = 0
         self.reader = asyncio.ensure_future(self.read_all())
 
     def send(self, message: dict[str, Any]) -> None:
@@ -61,27 +64,31 @@ class RawClient:
             if not length:
                 return
             message = json.loads(await stdout.readexactly(length))
-            if "method" not in message:
+            if "method" not in message and message.get("id") is None:
+                self.unrelated.append(message)  # an answer to what was not a request
+            elif "method" not in message:
                 self.waiting[message["id"]].set_result(message)
             elif "id" in message:
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif message["method"] == "deja/indexChanged":
+                self.index_changes += 1
             elif message["method"] == "window/logMessage":
                 self.logs.append(message["params"]["message"])
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def raw(shared_world: World) -> AsyncIterator[tuple[RawClient, Path]]:
-    stderr = shared_world.base / "malformed-stderr.txt"
+@contextlib.asynccontextmanager
+async def raw_server(world: World, stderr: Path) -> AsyncIterator[RawClient]:
+    """A server started and initialized by a `RawClient`, shut down and exited cleanly after."""
     with stderr.open("wb") as sink:
         process = await asyncio.create_subprocess_exec(
             *SERVER,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=sink,
-            env=shared_world.env,
+            env=world.env,
         )
     client = RawClient(process)
-    project = shared_world.project.as_uri()
+    project = world.project.as_uri()
     await client.request(
         "initialize",
         {
@@ -89,13 +96,22 @@ async def raw(shared_world: World) -> AsyncIterator[tuple[RawClient, Path]]:
             "capabilities": {},
             "rootUri": project,
             "workspaceFolders": [{"uri": project, "name": "proj"}],
+            "initializationOptions": {"notifications": True},
         },
     )
     client.notify("initialized", {})
-    yield client, stderr
+    await until(lambda: client.index_changes, what="the first pass")
+    yield client
     await client.request("shutdown")
     client.notify("exit", None)
     assert await asyncio.wait_for(process.wait(), 30) == 0
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def raw(shared_world: World) -> AsyncIterator[tuple[RawClient, Path]]:
+    stderr = shared_world.base / "malformed-stderr.txt"
+    async with raw_server(shared_world, stderr) as client:
+        yield client, stderr
 
 
 URI = "file:///nowhere/config.py"

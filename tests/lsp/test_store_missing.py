@@ -31,6 +31,7 @@ async def start(world: World) -> tuple[Client, list[dict[str, Any]]]:
     await lsp.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
+            initialization_options={"notifications": True},
             workspace_folders=[types.WorkspaceFolder(world.project.as_uri(), "proj")],
         )
     )

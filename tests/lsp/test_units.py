@@ -246,7 +246,7 @@ def test_file_view_places_edits_in_the_current_text(indexed: tuple[World, Histor
     uri = world.config_py.as_uri()
     view = build_view(history, uri, str(world.config_py), CONFIG_PY, UTF16)
     assert [event.role for event in view.events] == ["edit", "read"]
-    assert view.session_count() == 1
+    assert view.changed_by() == {EDIT_SESSION}
     (placed,) = view.placed
     assert placed.range == types.Range(types.Position(4, 0), types.Position(5, 32))
     assert view.covering(types.Position(5, 10)) == [placed]

@@ -16,16 +16,18 @@ export interface Probe {
   micro: number;
   /** Whether the interpreter's own environment has Deja (for `importStrategy: fromEnvironment`). */
   hasDeja: boolean;
+  /** The interpreter's absolute path (`sys.executable`): what `python3` on PATH really is. */
+  executable?: string;
 }
 
 export type ImportStrategy = "useBundled" | "fromEnvironment";
 
 export const MIN_PYTHON = { major: 3, minor: 11 };
 
-/** One spawn answers both questions: the version and whether Deja is importable. */
+/** One spawn answers the questions: the version, whether Deja is importable, and the path. */
 export const PROBE_ARGS = [
   "-c",
-  "import sys,importlib.util as u;v=sys.version_info;print('deja-probe',v[0],v[1],v[2],int(u.find_spec('deja') is not None))",
+  "import sys,importlib.util as u;v=sys.version_info;print('deja-probe',v[0],v[1],v[2],int(u.find_spec('deja') is not None),sys.executable)",
 ];
 
 /** `python3`, `python`, then the Windows launcher `py -3`, as found on PATH. */
@@ -36,15 +38,24 @@ export const PATH_CANDIDATES: Candidate[] = [
 ];
 
 export function parseProbe(stdout: string): Probe | undefined {
-  const match = /deja-probe (\d+) (\d+) (\d+) ([01])/.exec(stdout);
+  const match = /deja-probe (\d+) (\d+) (\d+) ([01])(?: ([^\r\n]*\S))?/.exec(stdout);
   if (match === null) {
     return undefined;
   }
-  return { major: Number(match[1]), minor: Number(match[2]), micro: Number(match[3]), hasDeja: match[4] === "1" };
+  const found: Probe = { major: Number(match[1]), minor: Number(match[2]), micro: Number(match[3]), hasDeja: match[4] === "1" };
+  if (match[5] !== undefined) {
+    found.executable = match[5];
+  }
+  return found;
 }
 
 export function versionText(probe: Probe): string {
   return `${probe.major}.${probe.minor}.${probe.micro}`;
+}
+
+/** `Python 3.12.1 at /usr/bin/python3.12`: the version and, when known, the interpreter itself. */
+export function probeText(probe: Probe): string {
+  return `Python ${versionText(probe)}${probe.executable !== undefined ? ` at ${probe.executable}` : ""}`;
 }
 
 export function usable(probe: Probe | undefined): probe is Probe {

@@ -13,6 +13,8 @@ export interface Launch {
   /** The interpreter as an argv prefix and its `major.minor`, when a Python runs `-m deja`. */
   interpreter?: string[];
   version?: string;
+  /** The interpreter's absolute path, as it answered the version probe. */
+  executable?: string;
 }
 
 export interface LaunchSettings {
@@ -150,4 +152,24 @@ export function serverMismatch(info: { name?: string; version?: string } | undef
     return `the server is not Deja's (serverInfo ${JSON.stringify(info ?? null)})`;
   }
   return undefined;
+}
+
+/** The log line for a start: the command, where it came from, and the interpreter it runs. */
+export function startingLine(launch: Launch): string {
+  const pythonPath = launch.pythonPath !== undefined ? `PYTHONPATH=${commandLine([launch.pythonPath])} ` : "";
+  const interpreter = launch.executable !== undefined ? `, Python ${launch.version ?? "?"} at ${launch.executable}` : "";
+  return `starting the server (from ${launch.source}${interpreter}): ${pythonPath}${commandLine(launch.argv)}`;
+}
+
+/** The server's initialization options: the settings that are set, and the opt-in to Deja's own
+ * notifications (index changes, the store's status), which this extension handles. */
+export function serverOptions(scope: string | undefined, continueRoot: string | undefined): Record<string, string | boolean> {
+  const options: Record<string, string | boolean> = { notifications: true };
+  if (scope !== undefined) {
+    options.scope = scope;
+  }
+  if (continueRoot !== undefined) {
+    options.continueRoot = continueRoot;
+  }
+  return options;
 }

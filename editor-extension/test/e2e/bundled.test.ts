@@ -51,7 +51,8 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
     const { page } = editor;
     try {
       await until("the status bar to say `Deja: 2 sessions`", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 90_000);
-      const started = await logLine(editor, "the start line", /starting the server \(from PATH\)/);
+      // The start line names the absolute path of the interpreter, not just `python3`.
+      const started = await logLine(editor, "the start line", /starting the server \(from PATH, Python 3\.\d+ at \/\S+\)/);
       assert.match(started, /PYTHONPATH=\S*bundled\/libs\S* python3 -m deja serve/, "python3 from PATH runs the bundled libraries");
       const log = editor.dejaLog();
       assert.match(log, /ms-python\.vscode-python-envs is not installed/, "each step of the search is logged");
@@ -102,7 +103,7 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
       const chosen = "/usr/bin/python3.11";
       assert.equal(spawnSync(chosen, ["--version"]).status, 0, `${chosen} exists`);
       await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": chosen }, "workbench.startupEditor");
-      const line = await logLine(editor, "the start line from deja.server.python", /starting the server \(from deja\.server\.python\)/);
+      const line = await logLine(editor, "the start line from deja.server.python", /starting the server \(from deja\.server\.python, Python 3\.11 at \/usr\/bin\/python3\.11\)/);
       assert.match(line, new RegExp(`PYTHONPATH=\\S*bundled/libs\\S* ${chosen.replace(/\./g, "\\.")} -m deja serve`));
       await until("the status bar to count the sessions again", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
       await screenshot(page, "b3-python-setting");
@@ -120,7 +121,7 @@ void describe("The bundled server: no Deja setting, only the system python3", { 
     try {
       await reset(page);
       await editUserSettings(page, editor.userSettings, { ...currentSettings(editor), "deja.server.python": python }, "workbench.startupEditor");
-      await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
+      await logLine(editor, "the start line with the .venv Python", new RegExp(`from deja\\.server\\.python, Python [^)]* at [^)]*\\): \\S+ ${python.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} -m deja serve`));
       await until("the status bar to count the sessions", async () => ((await page.locator(".statusbar-item", { hasText: "Deja: 2 sessions" }).count()) > 0 ? true : undefined), 60_000);
       await runCommand(page, "View: Close All Editors"); // the README's picture shows the notification alone
       await runCommand(page, "Deja: Connect to Continue");

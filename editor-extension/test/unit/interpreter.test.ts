@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { candidates, noPythonMessage, parseProbe, serverEnvironment, usable, withPythonPath, type Bundle } from "../../src/pure/interpreter";
+import { candidates, noPythonMessage, parseProbe, probeText, serverEnvironment, usable, withPythonPath, type Bundle } from "../../src/pure/interpreter";
 
 const bundle: Bundle = { root: "/ext/bundled", hasLibs: true, orjsonTags: ["cp311", "cp312"], separator: "/", pathDelimiter: ":" };
 
@@ -58,4 +58,14 @@ void test("no Python: one message saying what to install, per platform, and what
   assert.match(linux, /Tried: python3 \(not found\)/);
   assert.match(noPythonMessage([], "win32"), /winget install Python\.Python/);
   assert.match(noPythonMessage([], "darwin"), /brew install/);
+});
+
+void test("the probe names the interpreter's absolute path, spaces and all", () => {
+  const found = parseProbe("deja-probe 3 11 2 1 /opt/My Pythons/bin/python3.11\r\n");
+  assert.ok(found !== undefined);
+  assert.equal(found.executable, "/opt/My Pythons/bin/python3.11");
+  assert.equal(probeText(found), "Python 3.11.2 at /opt/My Pythons/bin/python3.11");
+  const older = parseProbe("deja-probe 3 12 0 0");
+  assert.ok(older !== undefined);
+  assert.equal(probeText(older), "Python 3.12.0");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { commandLine, diagnose, powershellQuote, resolveLaunch, serverMismatch, settingProblems, shellQuote } from "../../src/pure/launch";
+import { commandLine, diagnose, powershellQuote, resolveLaunch, serverMismatch, serverOptions, settingProblems, shellQuote, startingLine } from "../../src/pure/launch";
 
 void test("deja.server.command wins over everything", () => {
   const launch = resolveLaunch({ command: ["/opt/deja/bin/deja", "serve"], python: "/usr/bin/python3.12" }, ["/venv/bin/python"]);
@@ -72,4 +72,15 @@ void test("only Deja's server is accepted", () => {
   assert.equal(serverMismatch({ name: "deja", version: "0.1.0" }), undefined);
   assert.notEqual(serverMismatch({ name: "pylsp" }), undefined);
   assert.notEqual(serverMismatch(undefined), undefined);
+});
+
+void test("the start's log line names the interpreter's absolute path, not just python3", () => {
+  const line = startingLine({ argv: ["python3", "-m", "deja", "serve"], source: "PATH", version: "3.11", executable: "/usr/local/bin/python3.11" });
+  assert.equal(line, "starting the server (from PATH, Python 3.11 at /usr/local/bin/python3.11): python3 -m deja serve");
+  assert.equal(startingLine({ argv: ["/opt/deja/bin/deja", "serve"], source: "deja.server.command" }), "starting the server (from deja.server.command): /opt/deja/bin/deja serve");
+});
+
+void test("the extension opts in to Deja's notifications", () => {
+  assert.deepEqual(serverOptions(undefined, undefined), { notifications: true });
+  assert.deepEqual(serverOptions("all", "/home/u/.continue"), { notifications: true, scope: "all", continueRoot: "/home/u/.continue" });
 });

@@ -11,7 +11,7 @@ import logging
 import sys
 import threading
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -28,7 +28,12 @@ from deja.query import History, Scope, ScopeChoice
 from .documents import FileView, FileViews, build_view, read_document
 from .errors import RequestError
 from .options import ServerOptions
+from .params import plain
+from .protocol import unparseable
 from .transport import read_messages
+
+if TYPE_CHECKING:
+    from .protocol import DejaProtocol
 
 OPEN_TIMEOUT_S = 60.0
 # How often a request waiting for the index to open looks again.
@@ -48,6 +53,7 @@ class DejaServer(LanguageServer):
         self.options = ServerOptions()
         self.live: LiveIndex | None = None
         self.views = FileViews()
+        self.store_warned = False
 
     # Messages to the user ---------------------------------------------------------------------
 
@@ -59,7 +65,9 @@ class DejaServer(LanguageServer):
     ) -> None:
         """Failures outside a request (a notification's handler, a malformed message) become a
         log line, not a pop-up; a failed request has already had its JSON-RPC error."""
-        if source is not FeatureRequestError:
+        if unparseable(error):
+            cast("DejaProtocol", self.protocol).answer_unparseable(error)
+        elif source is not FeatureRequestError:
             self.log(f"{source.__name__}: {error}", types.MessageType.Error)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
@@ -92,17 +100,35 @@ class DejaServer(LanguageServer):
                 raise RequestError("the index took too long to open")
             await asyncio.sleep(OPEN_POLL_S)
 
+    def takes_notifications(self) -> bool:
+        """Whether the client opted in to `deja/*` notifications: `initializationOptions`
+        `notifications: true`, or the capability `experimental.deja.notifications: true`."""
+        if self.options.notifications:
+            return True
+        experimental = plain(self.client_capabilities.experimental)
+        deja = experimental.get("deja") if isinstance(experimental, dict) else None
+        return isinstance(deja, dict) and deja.get("notifications") is True
+
     def index_changed(self, session_ids: list[str]) -> None:
         """Drop stale file views, tell the client, and have it ask for code lenses again."""
         self.views.index_changed()
-        self.protocol.notify(INDEX_CHANGED, {"sessions": session_ids})
+        if self.takes_notifications():
+            self.protocol.notify(INDEX_CHANGED, {"sessions": session_ids})
         workspace = self.client_capabilities.workspace
         if workspace and workspace.code_lens and workspace.code_lens.refresh_support:
             self.workspace_code_lens_refresh(None)
 
     def store_status(self, refusal: StoreRefusal | None) -> None:
         """Tell the client whether passes apply Continue's store (VS Code's status bar shows
-        it): sent when that changes, `ok` false while a missing or emptied store is refused."""
+        it): sent when that changes, `ok` false while a missing or emptied store is refused.
+        A client that does not take it is shown the first refusal once, as a warning."""
+        if not self.takes_notifications():
+            if refusal is not None and not self.store_warned:
+                self.store_warned = True
+                message = f"Deja: {refusal.message}"
+                params = types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+                self.window_show_message(params)
+            return
         self.protocol.notify(
             STORE_STATUS,
             {

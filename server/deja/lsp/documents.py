@@ -13,6 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
+from deja.continue_store.tools import call_outcome
 from deja.query import FileEvent, History, LineRange, Provenance
 from deja.query.provenance_update import updated
 
@@ -97,8 +98,14 @@ class FileView:
         mapping = self.mapping
         return [] if mapping is None else [(n, mapping.events[c.event]) for n, c in mapping.runs()]
 
-    def session_count(self) -> int:
-        return len({event.session_id for event in self.events})
+    def changed_by(self) -> set[str]:
+        """The sessions that changed the file: an edit that ran (not refused, errored or
+        unanswered); reads and attached copies change nothing."""
+        return {
+            event.session_id
+            for event in self.events
+            if event.role == "edit" and call_outcome(event.status) is None
+        }
 
     def _client(self, found: LineRange) -> types.Range:
         assert self.mapping is not None and self.codec is not None

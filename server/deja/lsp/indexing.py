@@ -1,6 +1,7 @@
 """The sidecar's live index (`deja.live_index`), started once the client is initialized: what it
 reports on its thread becomes, on the event loop, work-done progress for the first pass, log
-lines, messages, `deja/indexChanged` and `deja/storeStatus`. Requests never wait for a pass."""
+lines, messages, `deja/indexChanged` and `deja/storeStatus`. Requests never wait for a pass, and
+the pass never waits for the client."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import contextlib
 import gc
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from lsprotocol import types
@@ -42,6 +44,7 @@ class SidecarListener(LiveListener):
         self.ls = ls
         self.loop = loop
         self.pusher = TeamPusher(ls.options.deja_home, self.log) if ls.options.team_push else None
+        self.progress = FirstPassProgress(ls)
 
     def _soon(self, callback: Callable[..., Any], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
@@ -54,17 +57,18 @@ class SidecarListener(LiveListener):
         self._soon(self.ls.tell, message, KINDS[level])
 
     def first_pass_begin(self) -> bool:
-        try:
-            shown = asyncio.run_coroutine_threadsafe(progress_begin(self.ls), self.loop)
-        except RuntimeError:
+        """Progress is decoration: the pass starts now, whether or when the client answers."""
+        window = self.ls.client_capabilities.window
+        if not (window and window.work_done_progress):
             return False
-        return shown.result()
+        self._soon(self.progress.create)
+        return True
 
     def first_pass_progress(self, report: ProgressReport) -> None:
         progress = types.WorkDoneProgressReport(
             message=report.message, percentage=report.percentage
         )
-        self._soon(self.ls.work_done_progress.report, PROGRESS_TOKEN, progress)
+        self._soon(self.progress.report, progress)
 
     def first_pass_end(self, outcome: str) -> None:
         # What start-up and the first pass leave lives as long as the sidecar: collected once
@@ -73,8 +77,7 @@ class SidecarListener(LiveListener):
         gc.collect()
         gc.freeze()
         # Reports were queued on the loop before the pass returned, so they arrive first.
-        end = types.WorkDoneProgressEnd(message=outcome)
-        self._soon(self.ls.work_done_progress.end, PROGRESS_TOKEN, end)
+        self._soon(self.progress.end, types.WorkDoneProgressEnd(message=outcome))
         if self.pusher:  # what changed while the sidecar was not running
             self.pusher.request()
 
@@ -87,20 +90,46 @@ class SidecarListener(LiveListener):
         self._soon(self.ls.store_status, refusal)
 
 
-async def progress_begin(ls: DejaServer) -> bool:
-    """Work-done progress for the first pass, when the client shows it."""
-    window = ls.client_capabilities.window
-    if not (window and window.work_done_progress):
-        return False
-    try:
-        await ls.work_done_progress.create_async(PROGRESS_TOKEN)
-    except Exception as error:
-        ls.log(f"no progress shown: {error}")
-        return False
-    ls.work_done_progress.begin(
-        PROGRESS_TOKEN,
-        types.WorkDoneProgressBegin(
+class FirstPassProgress:
+    """Work-done progress for the first pass, on the loop. The token is usable once the client
+    has answered `window/workDoneProgress/create`; until then the newest report and the end
+    are kept, and a client that never answers (or refuses) is shown nothing."""
+
+    def __init__(self, ls: DejaServer) -> None:
+        self.ls = ls
+        self.created = False
+        self.latest: types.WorkDoneProgressReport | None = None
+        self.ended: types.WorkDoneProgressEnd | None = None
+
+    def create(self) -> None:
+        answer = self.ls.protocol.send_request(
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            types.WorkDoneProgressCreateParams(token=PROGRESS_TOKEN),
+        )
+        answer.add_done_callback(self._answered)
+
+    def _answered(self, future: Future[Any]) -> None:
+        error = None if future.cancelled() else future.exception()
+        if future.cancelled() or error is not None:
+            self.ls.log(f"no progress shown: {error or 'the request was cancelled'}")
+            return
+        self.created = True
+        begin = types.WorkDoneProgressBegin(
             title="Deja: indexing Continue sessions", percentage=0, cancellable=False
-        ),
-    )
-    return True
+        )
+        self.ls.work_done_progress.begin(PROGRESS_TOKEN, begin)
+        if self.latest is not None:
+            self.ls.work_done_progress.report(PROGRESS_TOKEN, self.latest)
+        if self.ended is not None:
+            self.ls.work_done_progress.end(PROGRESS_TOKEN, self.ended)
+
+    def report(self, progress: types.WorkDoneProgressReport) -> None:
+        if not self.created:
+            self.latest = progress
+        elif self.ended is None:
+            self.ls.work_done_progress.report(PROGRESS_TOKEN, progress)
+
+    def end(self, progress: types.WorkDoneProgressEnd) -> None:
+        self.ended = progress
+        if self.created:
+            self.ls.work_done_progress.end(PROGRESS_TOKEN, progress)

@@ -1,4 +1,4 @@
-"""`textDocument/codeLens`: how many Continue sessions touched the file (at its top), and the
+"""`textDocument/codeLens`: how many Continue sessions changed the file (at its top), and the
 first line of each run of lines one past edit wrote (their provenance). Answered from the index
 and the open document only."""
 
@@ -19,9 +19,13 @@ def at_line(line: int) -> types.Range:
 
 
 def file_title(view: FileView, now: float | None = None) -> str:
-    count = view.session_count()
+    """How many sessions changed the file (an edit that ran: a refused or failed call, a read,
+    an attached copy touched nothing), and when the newest of its events was."""
+    count = len(view.changed_by())
     newest = ago(max(event.time for event in view.events), now)
     last = "just now" if newest == "just now" else f"last {newest}"
+    if not count:
+        return f"Continue history of this file (no session changed it) · {last}"
     return f"{count} Continue session{'s' if count != 1 else ''} touched this file · {last}"
 
 

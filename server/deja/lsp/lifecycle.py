@@ -1,4 +1,5 @@
-"""Initialize (options), initialized (start indexing), shutdown, opening and closing documents."""
+"""Initialize (options), initialized (start indexing), shutdown, opening and closing documents,
+and the configuration changes clients send as a matter of course."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ def register(server: DejaServer) -> None:
     def shutdown(ls: DejaServer, params: None) -> None:
         if ls.live is not None:
             ls.live.stop()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(
+        ls: DejaServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        """Ordinary traffic (most clients send it once after initialize): Deja's settings are
+        its `initializationOptions`, taken at start."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DejaServer, params: types.DidOpenTextDocumentParams) -> None:

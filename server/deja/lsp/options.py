@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 ScopeName = Literal["workspace", "all"]
 SCOPES: tuple[ScopeName, ...] = ("workspace", "all")
-KNOWN = ("continueRoot", "dejaHome", "scope", "teamPush")
+KNOWN = ("continueRoot", "dejaHome", "scope", "teamPush", "notifications")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +20,8 @@ class ServerOptions:
     scope: ScopeName = "workspace"
     # Push the shared workspaces to the team database after each pass that changed sessions.
     team_push: bool = False
+    # Send the `deja/*` notifications: only a client that knows them asks (others warn or fail).
+    notifications: bool = False
 
 
 def _path(raw: dict[str, Any], key: str, problems: list[str], *, must_exist: bool) -> Path | None:
@@ -60,9 +62,15 @@ def parse_options(raw: object) -> tuple[ServerOptions, list[str]]:
     if scope not in SCOPES:
         problems.append(f"scope {scope!r} is not one of {' or '.join(SCOPES)}")
         scope = "workspace"
-    team_push = raw.get("teamPush", False)
-    if not isinstance(team_push, bool):
-        problems.append(f"teamPush must be true or false, not {team_push!r}")
-        team_push = False
+    team_push = _flag(raw, "teamPush", problems)
+    notifications = _flag(raw, "notifications", problems)
     messages = [f"initializationOptions: {problem}; using the default" for problem in problems]
-    return ServerOptions(continue_root, deja_home, scope, team_push), messages
+    return ServerOptions(continue_root, deja_home, scope, team_push, notifications), messages
+
+
+def _flag(raw: dict[str, Any], key: str, problems: list[str]) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        problems.append(f"{key} must be true or false, not {value!r}")
+        return False
+    return value

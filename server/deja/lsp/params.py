@@ -31,7 +31,7 @@ class Params:
 
     def __init__(self, method: str, raw: Any) -> None:
         value = plain(raw)
-        if value is None:
+        if value is None or value == []:  # Neovim sends an empty Lua table as `[]`
             value = {}
         if not isinstance(value, dict):
             raise RequestError(f"{method} takes an object of parameters, not {value!r}")

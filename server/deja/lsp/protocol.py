@@ -14,6 +14,7 @@ would make a namedtuple class for each object in them), and messages go out enco
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass
@@ -21,11 +22,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from cattrs import BaseValidationError, Converter, transform_error
 from lsprotocol import types
+from lsprotocol.types import CANCEL_REQUEST
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
 )
 from pygls.protocol import (
     JsonRPCNotification,
@@ -114,6 +118,11 @@ class DejaProtocol(LanguageServerProtocol):
             return Malformed(method, message_id, is_request, error)
 
     def _send_data(self, data: Any) -> None:
+        if isinstance(data, types.ResponseErrorMessage) and data.id is None:
+            # JSON-RPC writes a null id (the request's could not be read); lsprotocol's
+            # converter would leave the member out.
+            error = self._converter.unstructure(data.error)
+            data = {"jsonrpc": data.jsonrpc, "id": None, "error": error}
         body = encoded(data, self._serialize_message) if data and self.writer else None
         if body is None:  # nothing to send, or what orjson cannot encode: pygls' way
             super()._send_data(data)
@@ -136,21 +145,54 @@ class DejaProtocol(LanguageServerProtocol):
             answer_to: Any = message.message_id  # None: JSON-RPC's null id
             self._send_response(answer_to, error=message.error.to_response_error())
 
+    def answer_unparseable(self, error: Exception) -> None:
+        """A frame whose body is not JSON: JSON-RPC's Parse error, to the null id (which
+        request it was cannot be known), and one log line."""
+        answer = JsonRpcParseError(f"a message that is not JSON was dropped ({error})")
+        cast("DejaServer", self._server).log(answer.message, types.MessageType.Warning)
+        self._send_response(None, error=answer.to_response_error())  # type: ignore[arg-type]
 
-class _WithoutInvalidParamsTracebacks(logging.Filter):
-    """pygls logs every error answer with its traceback; an InvalidParams one is the client's
-    mistake, already one log line."""
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        # A notification the server has no use for (eglot's `didSave` on every save, a
+        # `$/`-method) is ignored, as LSP says, without a warning on stderr each time.
+        try:
+            self._get_handler(method_name)
+        except JsonRpcMethodNotFound:
+            if method_name != CANCEL_REQUEST:
+                return
+        super()._handle_notification(method_name, params)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        # A cancel that crosses the answer is ordinary (LSP allows it): no warning for it.
+        if msg_id in self._request_futures:
+            super()._handle_cancel_notification(msg_id)
+
+
+def unparseable(error: Exception) -> bool:
+    """The error of a frame whose body is not JSON (or not UTF-8)."""
+    return isinstance(error, json.JSONDecodeError | UnicodeDecodeError)
+
+
+class _WithoutClientMistakeTracebacks(logging.Filter):
+    """pygls logs every error answer with its traceback; an InvalidParams one, or a frame that
+    is not JSON, is the client's mistake, already answered and one log line."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, Exception) and unparseable(error):
+            return False
         return not isinstance(error, JsonRpcInvalidParams)
 
 
-_QUIET = _WithoutInvalidParamsTracebacks()
+_QUIET = _WithoutClientMistakeTracebacks()
+# Where pygls logs a message it could not handle: its protocol, its TCP server, and the loop
+# `transport.read_messages` runs for stdin (which logs to Deja's logger).
+NOISY = ("pygls.protocol.json_rpc", "pygls.server", "deja.lsp")
 
 
 def install(server: DejaServer) -> None:
     """Deja's protocol in place of the one `DejaServer`'s constructor made (pygls' own); called
     before any feature is registered, since features are kept by the protocol."""
     server.protocol = DejaProtocol(server, strict_converter())
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(_QUIET)
+    for name in NOISY:
+        logging.getLogger(name).addFilter(_QUIET)

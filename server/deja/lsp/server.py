@@ -6,6 +6,7 @@ import logging
 import sys
 
 from . import (
+    actions,
     commands,
     export,
     fix_files,
@@ -30,9 +31,19 @@ SWITCH_INTERVAL_S = 0.0005
 def create_server() -> DejaServer:
     server = DejaServer()
     protocol.install(server)
-    for feature in (lifecycle, requests, restore, session_view, fix_files, hover, lens, commands):
-        feature.register(server)
-    for feature in (recover, export):
+    for feature in (
+        lifecycle,
+        requests,
+        restore,
+        session_view,
+        fix_files,
+        hover,
+        lens,
+        commands,
+        actions,
+        recover,
+        export,
+    ):
         feature.register(server)
     return server
 
