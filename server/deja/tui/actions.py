@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 _PLAIN = re.compile(r"[\w.-]+")
 
 
+class PassStopped(Exception):
+    """The screen is closing: `progress` raises it, and the pass ends between two sessions."""
+
+
 def run_pass(history: History, progress: Callable[[int, int], None]) -> str:
     """A pass on its own connection (it runs in a worker thread); what to say when it ends."""
     own = History(history.home, history.root)
@@ -33,6 +37,8 @@ def run_pass(history: History, progress: Callable[[int, int], None]) -> str:
         if own.store_unchanged():
             return ""
         report = own.refresh(progress=progress)
+    except PassStopped:
+        return ""
     except (DejaError, OSError) as error:
         return f"indexing stopped: {error}"
     finally:

@@ -15,8 +15,10 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from deja.errors import DejaError
 from deja.query import SEARCH_ROLES, History, Scope, SearchQuery
@@ -30,6 +32,15 @@ from .turn import preview_markdown
 HITS = 30  # hits asked for per keystroke: a screenful of groups, no total counted
 RECENT = 40  # sessions listed before anything is typed
 ROLES: tuple[str | None, ...] = (None, *SEARCH_ROLES)
+
+
+class PassSaid(Message):
+    """What the pass's worker thread has to say: progress, or its end (posting never blocks)."""
+
+    def __init__(self, text: str, *, ended: bool) -> None:
+        super().__init__()
+        self.text = text
+        self.ended = ended
 
 
 def dark_background(env: dict[str, str] | os._Environ[str] = os.environ) -> bool:
@@ -234,14 +245,25 @@ class DejaApp(App[Launch | None]):
 
     @work(thread=True, exclusive=True, group="index")
     def index_pass(self) -> None:
-        self.call_from_thread(self.say_progress, "indexing: looking at the store…")
-        message = actions.run_pass(
-            self.history,
-            lambda done, total: self.call_from_thread(
-                self.say_progress, f"indexing: {done}/{total} sessions…"
-            ),
-        )
-        self.call_from_thread(self.indexed, message)
+        # Messages, not `call_from_thread`: that waits for the screen's loop, which no longer
+        # runs once `q` is pressed, and the process would hang on its own pass.
+        worker = get_current_worker()
+        self.post_message(PassSaid("indexing: looking at the store…", ended=False))
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise actions.PassStopped
+            self.post_message(PassSaid(f"indexing: {done}/{total} sessions…", ended=False))
+
+        message = actions.run_pass(self.history, progress)
+        if not worker.is_cancelled:
+            self.post_message(PassSaid(message, ended=True))
+
+    def on_pass_said(self, said: PassSaid) -> None:
+        if said.ended:
+            self.indexed(said.text)
+        else:
+            self.say_progress(said.text)
 
     def say_progress(self, text: str) -> None:
         self.indexing = True
