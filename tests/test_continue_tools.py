@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from deja.continue_store import Record, read_store
-from deja.query import History
+from deja.query import History, Scope
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
 DOC = Path(__file__).parent.parent / "docs" / "continue-tools.md"
@@ -225,8 +225,15 @@ def test_blame_credits_the_session_whose_tool_changed_the_line(tmp_path: Path, n
     events = history.file_history(str(workspace / F))
     owner = history.provenance(events, AFTER).owner(CHANGED_LINE)
     assert owner is not None and events[owner.event].session_id == "editor"
-    before = history.provenance(events, AFTER).owner(CHANGED_LINE - 1)
-    assert before is not None and events[before.event].session_id in ("creator", "editor")
+    first = history.provenance(events, AFTER).owner(0)
+    assert first is not None and events[first.event].session_id == "creator"
+    assert {e.tool for e in events} == {creator, name}
+    (touched,) = history.files("round", Scope()).files  # only the editor's change says it
+    assert (touched.path, touched.edits, [t.session_id for t in touched.sessions]) == (
+        str(workspace / F),
+        1,
+        ["editor"],
+    )
     history.close()
 
 
