@@ -33,8 +33,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# Under a temporary folder of 150 characters, not pytest's short `/tmp/pytest-of-<user>/pytest-N`:
+# a fixture or golden file that holds a path's length (or its words) fails on every run here,
+# not only on a machine whose folder happens to differ.
 pytest: $(STAMP) tools
-	$(PY) -m pytest
+	base="$$(mktemp -d)"; long="$$base/$$(printf 'x%.0s' $$(seq $$((149 - $${#base}))))"; \
+	  $(PY) -m pytest --basetemp="$$long"; status=$$?; rm -rf "$$base"; exit $$status
 
 # Debian packages the tests and the bench use: ripgrep to compare against, tmux to drive cn's TUI,
 # Neovim and Emacs with eglot to drive the sidecar as real editors do, PostgreSQL 15 for the team

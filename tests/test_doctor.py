@@ -19,7 +19,7 @@ from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.storebuilder import session_doc, user, write_session
 
 NAMES = ["python", "orjson", "store", "sessions", "index", "exclude"]
-WIRED = ["continue-mcp", "mcp-command", "skill", "prompt", "sidecar"]
+WIRED = ["continue-config", "continue-mcp", "mcp-command", "skill", "prompt", "sidecar"]
 
 
 def world(tmp_path: Path, *, install: bool = True) -> dict[str, str]:

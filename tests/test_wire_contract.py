@@ -200,9 +200,11 @@ async def share_case(world: World, client: Recorder) -> dict[str, Any]:
     return found
 
 
-async def test_fixtures_are_what_the_sidecar_sends(tmp_path: Path) -> None:
-    world = make_world(tmp_path)
-    world.env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # no team connection, whatever ~ holds
+async def test_fixtures_are_what_the_sidecar_sends(steady_path: Path) -> None:
+    # Not `tmp_path`: sizes, text lengths and snippet windows follow the folder's path.
+    world = make_world(steady_path)
+    # No team connection, whatever ~ holds.
+    world.env["XDG_CONFIG_HOME"] = str(steady_path / "config")
     for session, mtime in MTIMES.items():
         os.utime(world.store / "sessions" / f"{session}.json", (mtime, mtime))
     produced = {

@@ -10,24 +10,20 @@ from typing import Any
 from .. import jsonlib
 from .content import MAX_ARGS_CHARS, MAX_OUTPUT_CHARS, clean_text, clip
 from .records import Hunk, Record
+from .tool_args import (
+    COMMAND_TOOLS,
+    EDIT_TOOLS,
+    READ_TOOLS,
+    arg_path,
+    canonical,
+    edit_hunks,
+)
+from .tool_args import (
+    writes_whole_file as writes_whole_file,
+)
 from .workspace import resolve_tool_path
 
-COMMAND_TOOLS = frozenset({"Bash", "run_terminal_command"})
-READ_TOOLS = frozenset({"Read", "read_file", "read_file_range", "List", "ls"})
-EDIT_TOOLS = frozenset(
-    {
-        "Edit",
-        "MultiEdit",
-        "Write",
-        "create_new_file",
-        "edit_existing_file",
-        "single_find_and_replace",
-        "multi_edit",
-    }
-)
-_WRITE_TOOLS = frozenset({"Write", "create_new_file"})  # the edit tools that write a whole file
 TOOL_ROLES = frozenset({"command", "read", "edit", "tool"})  # the record roles of a tool call
-_PATH_KEYS = ("filepath", "file_path", "dirpath", "dirPath", "path")
 
 # `cn` records a call it did not run because the user or a policy refused it as `canceled`, with
 # one of these as its output (extensions/cli/src/stream/toolPermissionResult.ts).
@@ -40,12 +36,6 @@ _ENDINGS = frozenset({"errored", "canceled", "refused"})
 # Exit codes exist only where Continue wrote them: the CLI's Bash error text, the IDE's status.
 _CLI_EXIT = re.compile(r"^Error executing tool Bash: Error \(exit code (-?\d+)\)")
 _IDE_EXIT = re.compile(r"Command failed with exit code (-?\d+)")
-# `edit_existing_file` marks the untouched parts of a file with `// ... existing code ...` lines.
-_PLACEHOLDER = re.compile(
-    r"^\s*(?://|#|--|/\*|<!--|;|%)?\s*\.\.\.\s*existing code\s*\.\.\.\s*(?:\*/|-->)?\s*$",
-    re.IGNORECASE,
-)
-
 Redactor = Callable[[str], str]
 
 
@@ -118,12 +108,6 @@ def call_status(status: str | None, output: str) -> str | None:
     return status
 
 
-def writes_whole_file(tool: str | None) -> bool:
-    """Whether an edit call writes the whole file ("wrote") rather than changing part of it
-    ("edited"); decided by the tool, since a placeholder edit's hunks look like a write's."""
-    return tool in _WRITE_TOOLS
-
-
 def edit_verb(tool: str | None, *, ran: bool) -> str:
     """How every renderer names an edit record: `wrote`/`edited` for a call that ran,
     `write`/`edit` (the renderer adds ` → <call_outcome>`) for one that did not."""
@@ -150,58 +134,6 @@ def json_text(value: object) -> str:
         return clean_text(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _text(value: object) -> str:
-    return clean_text(value) if isinstance(value, str) else ""
-
-
-def _arg_path(args: dict[str, Any]) -> str:
-    for key in _PATH_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return ""
-
-
-def _pair_hunks(edits: object) -> list[Hunk]:
-    hunks: list[Hunk] = []
-    if isinstance(edits, list):
-        for edit in edits:
-            if isinstance(edit, dict) and isinstance(edit.get("new_string"), str):
-                hunks.append(Hunk(_text(edit.get("old_string")), _text(edit["new_string"])))
-    return hunks
-
-
-def _without_placeholders(changes: str) -> list[Hunk]:
-    """Each run of written lines between placeholders is one hunk."""
-    hunks: list[Hunk] = []
-    block: list[str] = []
-    for line in changes.split("\n"):
-        if _PLACEHOLDER.match(line):
-            if any(part.strip() for part in block):
-                hunks.append(Hunk(None, "\n".join(block).strip("\n")))
-            block = []
-        else:
-            block.append(line)
-    if any(part.strip() for part in block):
-        hunks.append(Hunk(None, "\n".join(block).strip("\n")))
-    return hunks
-
-
-def edit_hunks(name: str, args: dict[str, Any]) -> list[Hunk]:
-    """The replaced and written sides of an edit tool's arguments."""
-    if name in ("Edit", "single_find_and_replace"):
-        return _pair_hunks([args])
-    if name in ("MultiEdit", "multi_edit"):
-        return _pair_hunks(args.get("edits"))
-    if name == "Write":
-        return [Hunk(None, _text(args.get("content")))] if "content" in args else []
-    if name == "create_new_file":
-        return [Hunk(None, _text(args.get("contents")))] if "contents" in args else []
-    if name == "edit_existing_file":
-        return _without_placeholders(_text(args.get("changes")))
-    return []
-
-
 def tool_record(
     state: dict[str, Any],
     *,
@@ -218,10 +150,14 @@ def tool_record(
     status = call_status(
         state.get("status") if isinstance(state.get("status"), str) else None, output
     )
-    path = resolve_tool_path(_arg_path(args), workspace)
+    kind = canonical(name)
+    path = resolve_tool_path(arg_path(name, args, state), workspace)
     shown_output = redact(clip(output, MAX_OUTPUT_CHARS))
-    if name in COMMAND_TOOLS:
-        command = redact(clip(_text(args.get("command")), MAX_ARGS_CHARS))
+    if kind in COMMAND_TOOLS:
+        command = args.get("command")
+        command = redact(
+            clip(clean_text(command) if isinstance(command, str) else "", MAX_ARGS_CHARS)
+        )
         return Record(
             turn=turn,
             role="command",
@@ -233,7 +169,7 @@ def tool_record(
             output=shown_output,
             args=command,
         )
-    if name in READ_TOOLS:
+    if kind in READ_TOOLS:
         return Record(
             turn=turn,
             role="read",
@@ -244,30 +180,8 @@ def tool_record(
             path=path,
             output=redact(clip(output, 2_000)),
         )
-    if name in EDIT_TOOLS:
-        # Only a call that ran (`done`) changed the file; others keep their path and status only.
-        hunks = edit_hunks(name, args) if status == "done" else []
-        hunks = [
-            Hunk(
-                None if hunk.replaced is None else redact(clip(hunk.replaced, MAX_OUTPUT_CHARS)),
-                redact(clip(hunk.written, MAX_OUTPUT_CHARS)),
-            )
-            for hunk in hunks
-        ]
-        body = "\n".join(
-            part for hunk in hunks for part in (hunk.replaced or "", hunk.written) if part
-        )
-        return Record(
-            turn=turn,
-            role="edit",
-            text=f"{name} {path}\n{clip(body, MAX_OUTPUT_CHARS)}\n{shown_output}".rstrip("\n"),
-            time=time,
-            tool=name,
-            status=status,
-            path=path,
-            output=shown_output,
-            hunks=tuple(hunks),
-        )
+    if kind in EDIT_TOOLS:
+        return _edit_record(name, args, status, turn, time, path, shown_output, redact)
     args_text = redact(clip(json_text(args) if args else clean_text(raw_args), MAX_ARGS_CHARS))
     return Record(
         turn=turn,
@@ -279,4 +193,37 @@ def tool_record(
         path=path or None,
         output=shown_output,
         args=args_text,
+    )
+
+
+def _edit_record(
+    name: str,
+    args: dict[str, Any],
+    status: str | None,
+    turn: int,
+    time: float,
+    path: str,
+    shown_output: str,
+    redact: Redactor,
+) -> Record:
+    # Only a call that ran (`done`) changed the file; others keep their path and status only.
+    hunks = edit_hunks(name, args) if status == "done" else []
+    hunks = [
+        Hunk(
+            None if hunk.replaced is None else redact(clip(hunk.replaced, MAX_OUTPUT_CHARS)),
+            redact(clip(hunk.written, MAX_OUTPUT_CHARS)),
+        )
+        for hunk in hunks
+    ]
+    body = "\n".join(part for hunk in hunks for part in (hunk.replaced or "", hunk.written) if part)
+    return Record(
+        turn=turn,
+        role="edit",
+        text=f"{name} {path}\n{clip(body, MAX_OUTPUT_CHARS)}\n{shown_output}".rstrip("\n"),
+        time=time,
+        tool=name,
+        status=status,
+        path=path,
+        output=shown_output,
+        hunks=tuple(hunks),
     )

@@ -1,6 +1,6 @@
-"""Continue's wiring, as `deja install continue` leaves it: the `deja` MCP server in
-`config.yaml` (its command found and answering MCP's `initialize`), the skill, the `/deja`
-prompt."""
+"""Continue's wiring, as `deja install continue` leaves it: which config Continue loads
+(`config.yaml`, else the legacy `config.json`), the `deja` MCP server in that one (its command
+found and answering MCP's `initialize`), the skill, the `/deja` prompt."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any
 
 from deja.install import ConfigError, skill_text
 from deja.install.continue_setup import PROMPT_NAME, SERVER_NAME, config_path, skill_path
+from deja.install.legacy import JSON_NAME, is_deja, load_jsonc, loaded_config, mcp_servers
+from deja.install.record import InstallRecord, record_path
 from deja.install.yamledit import load, plain
 
 from .checks import Check, failed, passed
@@ -43,9 +45,62 @@ def _config(root: Path) -> tuple[Any, Check | None]:
         return None, failed("continue-mcp", error.message, fix)
 
 
+def config_check(root: Path) -> Check:
+    """Which config Continue loads, and whether a `config.yaml` install created hides the
+    user's `config.json`."""
+    loaded, legacy = loaded_config(root), root / JSON_NAME
+    if loaded == legacy:
+        return passed("continue-config", f"Continue loads {legacy} (there is no config.yaml)")
+    if not legacy.exists():
+        return passed("continue-config", f"Continue loads {loaded}")
+    try:
+        record = InstallRecord.loads(record_path(root).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        record = InstallRecord()
+    if record.skeleton is not None and record.skeleton.over is None:
+        return failed(
+            "continue-config",
+            f"Continue loads {loaded}, which deja install created, instead of your {legacy}",
+            "deja uninstall continue (it removes that config.yaml; Continue reads config.json"
+            " again), then deja install continue says how to wire Deja into config.json",
+        )
+    return passed("continue-config", f"Continue loads {loaded} ({legacy} beside it is not read)")
+
+
+def _legacy_checks(root: Path) -> list[Check]:
+    """Deja in `config.json`, where Continue looks: `experimental.modelContextProtocolServers`
+    and `customCommands` (install does not write it; it prints the entries)."""
+    path, fix = root / JSON_NAME, f"{INSTALL} (it prints what to add to config.json)"
+    try:
+        document = load_jsonc(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        return [failed("continue-mcp", f"cannot read {path}: {error}", f"repair {path}")]
+    except ConfigError as error:
+        return [failed("continue-mcp", error.message, f"repair the JSON where it says, then {fix}")]
+    checks: list[Check] = []
+    entry = next((server for server in mcp_servers(document) if is_deja(server)), None)
+    if entry is None:
+        where = "experimental.modelContextProtocolServers"
+        checks.append(failed("continue-mcp", f"{path} has no Deja MCP server in {where}", fix))
+    else:
+        args = [str(arg) for arg in entry.get("args") or []]
+        shown = " ".join([str(entry.get("command")), *args])
+        checks.append(passed("continue-mcp", f"{path}: Deja runs {shown}"))
+        checks.append(mcp_command_check(entry.get("command"), args, entry.get("env")))
+    checks.append(skill_check(root, f"move your settings to config.yaml, then {INSTALL}"))
+    if _named(document, "customCommands", PROMPT_NAME) is None:
+        checks.append(failed("prompt", f"no /{PROMPT_NAME} in customCommands of {path}", fix))
+    else:
+        checks.append(passed("prompt", f"/{PROMPT_NAME} is in {path}"))
+    return checks
+
+
 def wiring_checks(root: Path) -> list[Check]:
+    checks = [config_check(root)]
+    if loaded_config(root) == root / JSON_NAME:
+        return checks + _legacy_checks(root)
     document, problem = _config(root)
-    checks = [problem] if problem else []
+    checks += [problem] if problem else []
     path = config_path(root)
     if problem is None:
         entry = _named(document, "mcpServers", SERVER_NAME)
@@ -90,12 +145,12 @@ def mcp_command_check(command: object, args: list[str], env: object) -> Check:
     return passed("mcp-command", f"{program} started and answered: {reply.detail}")
 
 
-def skill_check(root: Path) -> Check:
+def skill_check(root: Path, fix: str = INSTALL) -> Check:
     path = skill_path(root)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return failed("skill", f"no skill at {path}", INSTALL)
+        return failed("skill", f"no skill at {path}", fix)
     except (OSError, UnicodeDecodeError) as error:
         return failed("skill", f"cannot read {path}: {error}", f"repair {path}, or remove it")
     whose = "as Deja wrote it" if text == skill_text() else "edited by you (kept as it is)"

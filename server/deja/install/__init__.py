@@ -10,12 +10,14 @@ from .continue_setup import (
     plan_uninstall,
     skill_text,
 )
+from .legacy import HiddenConfig
 from .yamledit import ConfigError
 
 __all__ = [
     "SKILL_DESCRIPTION",
     "Change",
     "ConfigError",
+    "HiddenConfig",
     "Plan",
     "apply",
     "launcher",

@@ -6,7 +6,8 @@ Three things, each found again by name so that installing twice changes nothing:
 - the skill `<root>/skills/deja-history/SKILL.md`, whose description Continue repeats in every
   request (so it is kept short).
 A plan (old and new text of each file) is computed first; `--dry-run` prints it as a diff, and
-applying it writes each file whole through a temporary file. The config's original is copied
+applying it writes each file whole through a temporary file. A root whose Continue loads the
+legacy `config.json` is refused, nothing written (`legacy.py`). The config's original is copied
 once to `config.yaml.deja-backup`, and what install changed is recorded in `deja-install.json`
 (see `record.py`). Uninstall removes exactly those entries, puts back the keys and the config as
 they were, and removes the skill unless the user edited it; the backup stays, as the user's copy.
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .legacy import refuse_beside_json
 from .record import InstallRecord, Skeleton, record_path, sha256
 from .yamledit import ConfigError, key_line, load, plain, remove_entry, set_entry
 
@@ -186,7 +188,8 @@ def plan_install(
     root: Path, command: str, args: list[str], *, env: dict[str, str] | None = None
 ) -> Plan:
     """What installing changes; ConfigError (nothing to apply) when the config cannot be
-    edited safely."""
+    edited safely, HiddenConfig when Continue loads `config.json` here."""
+    refuse_beside_json(root, command, args, env)
     plan = Plan()
     config, name = config_path(root), str(config_path(root))
     record_before = _read(record_path(root))

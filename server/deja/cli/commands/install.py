@@ -66,7 +66,7 @@ def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: 
 
 def run(args: argparse.Namespace) -> int:
     from deja.continue_store import resolve_root
-    from deja.install import ConfigError, launcher, plan_install
+    from deja.install import ConfigError, HiddenConfig, launcher, plan_install
 
     root = resolve_root()
     command, command_args = launcher()
@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         env = {"PYTHONPATH": args.mcp_pythonpath} if args.mcp_pythonpath else None
         plan = plan_install(root, command, command_args, env=env)
     except ConfigError as error:
-        raise CliError(f"{error}; nothing was written") from None
+        forward = f".\n{error.way_forward}" if isinstance(error, HiddenConfig) else ""
+        raise CliError(f"{error}; nothing was written{forward}") from None
     return report(
         args,
         plan,
