@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 
 from deja.index.lock import LOCK_NAME, writer_lock
 from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, TOOLS, Recall
-from deja.query import History
+from deja.query import History, SearchQuery
 from deja.recall import CLOSE, OPEN, PREAMBLE, frame, neutralise, nothing_found
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
@@ -574,3 +574,23 @@ def test_tool_definitions_match_what_the_server_sends() -> None:
         "deja_files",
     ]
     assert TOOLS[0].input_schema["required"] == ["query"]
+
+
+def test_the_server_follows_the_store_between_tool_calls(tmp_path: Path) -> None:
+    store, home = tmp_path / "continue", tmp_path / "home"
+    write_session(store, session_doc("watched-session-1", [user("before: zebra")]))
+    recall = Recall(str(tmp_path), home=home, root=store)
+    recall.start()
+    try:
+        assert recall.wait_indexed(60)
+        # `cn` rewrites its session after each message; no tool is called meanwhile.
+        turns = [user("before: zebra"), assistant("ok"), user("then: quokka")]
+        write_session(store, session_doc("watched-session-1", turns))
+        deadline = time.monotonic() + 20
+        reader = recall.live.history
+        assert reader is not None
+        while not reader.search(SearchQuery("quokka")).hits:
+            assert time.monotonic() < deadline, "the rewritten session was never indexed"
+            time.sleep(0.05)
+    finally:
+        recall.close()

@@ -86,13 +86,26 @@ def run_pass(
         bar.finish()
 
 
+INDEXING_ELSEWHERE = (
+    "another Deja process is indexing Continue's store; "
+    "this answer comes from what is indexed so far"
+)
+
+
 def implicit_pass(history: History) -> None:
     """The pass a command runs before it answers. A store that was not applied (missing or
-    emptied) is said once on stderr; the answer comes from the index as it is. A store the
-    last pass saw as it is now needs none (what keeps `deja search` quick)."""
+    emptied), or a pass running in another process (a first index), is said once on stderr;
+    the answer comes from the index as it is. A store the last pass saw as it is now needs
+    none (what keeps `deja search` quick)."""
     if history.store_unchanged():
         return
-    report = run_pass(history, quiet=True)
+    from deja.index import IndexBusy
+
+    try:
+        report = history.refresh(wait=False)
+    except IndexBusy:
+        print(f"deja: note: {INDEXING_ELSEWHERE}", file=sys.stderr)
+        return
     if report.refused is not None:
         print(f"deja: note: {report.refused.message}; answering from the index", file=sys.stderr)
 

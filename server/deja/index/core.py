@@ -41,9 +41,10 @@ class Index:
         self.db.close()
 
     @contextlib.contextmanager
-    def writer(self) -> Iterator[None]:
-        """One writer across processes (CLI and sidecar share DEJA_HOME)."""
-        with writer_lock(self.home / LOCK_NAME):
+    def writer(self, *, wait: bool = True) -> Iterator[None]:
+        """One writer across processes (CLI and sidecar share DEJA_HOME); without `wait`,
+        `IndexBusy` when another process keeps it."""
+        with writer_lock(self.home / LOCK_NAME, wait=wait):
             yield
 
     @contextlib.contextmanager
@@ -108,15 +109,22 @@ class Index:
         progress: Progress | None = None,
         only: set[str] | None = None,
         accept_empty: bool = False,
+        wait: bool = True,
     ) -> PassReport:
-        """One pass: read what changed (everything with `rebuild`), keep what compaction took.
-        A store folder that is missing or unreadable, or that lists no session file while the
-        index holds live sessions (unless `accept_empty`), is not applied: the report says why
-        in `refused` and the index is left as it was."""
+        """One pass: read what changed (everything with `rebuild`), keep what compaction took,
+        the most recently written sessions first. A store folder that is missing or
+        unreadable, or that lists no session file while the index holds live sessions (unless
+        `accept_empty`), is not applied: the report says why in `refused` and the index is left
+        as it was. Without `wait`, `IndexBusy` when another process is running a pass."""
         from .refresh import run_pass
 
         return run_pass(
-            self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+            self,
+            rebuild=rebuild,
+            progress=progress,
+            only=only,
+            accept_empty=accept_empty,
+            wait=wait,
         )
 
     def store_unchanged(self) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
+from deja.index import IndexBusy
 from deja.live_index import LiveIndex
 from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
@@ -39,6 +40,10 @@ DIFF_LINES = 10
 BUILDING = (
     "Deja is still building its index (first pass); this answer comes from what is indexed "
     "so far. Ask again shortly for a complete answer."
+)
+BUSY = (
+    "Another Deja process is indexing Continue's store; this answer comes from what is "
+    "indexed so far. Ask again shortly for a complete answer."
 )
 
 
@@ -206,13 +211,16 @@ class Recall:
         self.live = LiveIndex(home, root)
 
     def start(self) -> None:
-        # Not watched: each answer brings the index up to date itself, so it is never a tick late.
-        self.live.start(watch=False)
+        # Watched: `cn` rewrites the session after every message, and a compaction may follow
+        # before any tool is called; each answer also brings the index up to date itself.
+        self.live.start(watch=True)
 
     def _refresh(self) -> list[str]:
         """An incremental pass; when it fails, the answer comes from the index as it is."""
         try:
             report = self.live.refresh()
+        except IndexBusy:
+            return [BUSY]
         except Exception as error:  # a store or disk fault must not end the server
             return [f"Deja could not bring its index up to date ({error})"]
         # A missing or emptied store is not applied: the answer says so.

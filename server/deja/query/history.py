@@ -55,10 +55,12 @@ class History:
         progress: Progress | None = None,
         only: set[str] | None = None,
         accept_empty: bool = False,
+        wait: bool = True,
     ) -> PassReport:
-        """A pass; a missing or emptied store is not applied (see `PassReport.refused`)."""
+        """A pass; a missing or emptied store is not applied (see `PassReport.refused`).
+        Without `wait`, `deja.index.IndexBusy` when another process is running one."""
         return self.index.refresh(
-            rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+            rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty, wait=wait
         )
 
     def quiet_pass(self) -> PassReport | None:
