@@ -21,6 +21,7 @@ NAMES: tuple[str, ...] = (
     "restore",
     "serve",
     "mcp",
+    "capture",
     "install",
     "uninstall",
     "resume",
