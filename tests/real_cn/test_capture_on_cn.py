@@ -79,6 +79,7 @@ def test_tui_turns_then_compact_are_all_held(cn_exe: Path, tmp_path: Path) -> No
         # cn and its MCP server are gone; the file holds only the summary now.
         (session,) = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
         assert TURNS[0] not in session.read_text()
+    deja(env, dirs.work, "index")  # waits for what cn's MCP server may still be writing
     shown = deja(env, dirs.work, "show", session.stem, "--full").stdout
     for turn in TURNS:
         assert turn in shown and f"done: {turn.split()[-2]} handled" in shown
