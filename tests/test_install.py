@@ -267,7 +267,11 @@ def test_remove_entry_is_a_no_op_without_the_entry() -> None:
 
 def test_plan_install_reports_nothing_when_installed(root: Path) -> None:
     first = plan_install(root, "/opt/deja/bin/deja", ["mcp"])
-    assert [change.what for change in first.changes] == ["MCP server and /deja prompt", "skill"]
+    assert [change.what for change in first.changes] == [
+        "MCP server and /deja prompt",
+        "skill",
+        "PreCompact hook",
+    ]
     from deja.install import apply
 
     apply(first, root)

@@ -21,8 +21,9 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
 from deja.index.lock import LOCK_NAME, writer_lock
-from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, TOOLS, Recall
-from deja.query import History
+from deja.mcp.definitions import TOOLS
+from deja.mcp.tools import BUILDING, MAX_ANSWER_BYTES, MAX_RESTORE_BYTES, Recall
+from deja.query import History, SearchQuery
 from deja.recall import CLOSE, OPEN, PREAMBLE, frame, neutralise, nothing_found
 from tests.storebuilder import assistant, call, session_doc, user, write_session
 
@@ -574,3 +575,97 @@ def test_tool_definitions_match_what_the_server_sends() -> None:
         "deja_files",
     ]
     assert TOOLS[0].input_schema["required"] == ["query"]
+
+
+def test_the_server_follows_the_store_between_tool_calls(tmp_path: Path) -> None:
+    store, home = tmp_path / "continue", tmp_path / "home"
+    write_session(store, session_doc("watched-session-1", [user("before: zebra")]))
+    recall = Recall(str(tmp_path), home=home, root=store)
+    recall.start()
+    try:
+        assert recall.wait_indexed(60)
+        # `cn` rewrites its session after each message; no tool is called meanwhile.
+        turns = [user("before: zebra"), assistant("ok"), user("then: quokka")]
+        write_session(store, session_doc("watched-session-1", turns))
+        deadline = time.monotonic() + 20
+        reader = recall.live.history
+        assert reader is not None
+        while not reader.search(SearchQuery("quokka")).hits:
+            assert time.monotonic() < deadline, "the rewritten session was never indexed"
+            time.sleep(0.05)
+    finally:
+        recall.close()
+
+
+# The handshake before the SDK -------------------------------------------------------------------
+
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": "init-1",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}},
+]
+
+
+def test_the_handshake_is_answered_without_the_sdk(dirs: tuple[Path, Path, Path]) -> None:
+    """`cn` waits for `initialize` and `tools/list` before its first model request: they are
+    answered before the SDK (or the index) is loaded."""
+    root, home, _ = dirs
+    probe = (
+        "import os, sys\n"
+        "from deja.mcp.front import Front\n"
+        "front = Front(0, 1)\n"
+        "pending = front.run()\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'anyio',"
+        " 'pydantic', 'sqlite3'})\n"
+        "print(pending, loaded, file=sys.stderr)\n"
+    )
+    lines = b"".join(message(m) + b"\n" for m in HANDSHAKE)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=lines,
+        env=server_env(root, home),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [answer["id"] for answer in answers] == ["init-1", 2, 3]
+    assert done.stderr.decode().strip() == "None []"  # all answered; nothing heavy loaded
+
+
+def test_the_handshake_answers_are_the_sdks(dirs: tuple[Path, Path, Path]) -> None:
+    root, home, workspace = dirs
+    fast = raw_exchange(root, home, workspace, *HANDSHAKE)
+    # A first line the front does not answer hands everything to the SDK from the start.
+    by_sdk = raw_exchange(
+        root, home, workspace, {"jsonrpc": "2.0", "id": 0, "method": "ping"}, *HANDSHAKE
+    )
+    assert [json.loads(line) for line in fast] == [json.loads(line) for line in by_sdk[1:]]
+    assert json.loads(by_sdk[0])["id"] == 0
+
+
+def test_after_the_handshake_the_sdk_serves_tool_calls(dirs: tuple[Path, Path, Path]) -> None:
+    root, home, workspace = dirs
+    search = {"name": "deja_search", "arguments": {"query": "lock", "scope": "all"}}
+    answers = raw_exchange(
+        root,
+        home,
+        workspace,
+        *HANDSHAKE,
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": search},
+    )
+    assert [json.loads(line)["id"] for line in answers] == ["init-1", 2, 3, 4, 5]
+    assert json.loads(answers[3])["result"] == {}
+    (content,) = json.loads(answers[4])["result"]["content"]
+    assert content["text"].startswith(OPEN)

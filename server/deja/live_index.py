@@ -7,6 +7,12 @@ Threads: one thread opens the index and runs the passes through the writer conne
 read through the reader connection on the door's own thread. WAL lets the reader see each
 session as soon as a pass commits it. A lock keeps two passes (the watcher's and a door's
 `refresh`) from running at once.
+
+Sharing: several Deja processes (a sidecar, each `cn` session's MCP server, a CLI) index the same
+store into the same index. A pass that answers or follows a change never waits for another
+process's pass (`IndexBusy`): the answer comes from what is indexed, the change is tried again on
+the next tick. A first pass gives way to the watcher's news between two sessions, so the
+session in use is indexed while a large store is still being read.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deja.continue_store.watch import TICK_S, StoreWatcher, session_id_of
-from deja.index import PassReport, StoreRefusal
+from deja.index import IndexBusy, PassReport, StoreRefusal
 from deja.query import History
 from deja.settings import SettingError
 from deja.units import count
@@ -34,10 +40,17 @@ NOT_APPLIED = {
 }
 OPEN_FAILED = "the index could not be opened: {error}"
 FIRST_PASS_FAILED = "failed (see the log)"
+# A door's pass waits this long for the watcher's (a pass of a few sessions) before answering.
+NO_WAIT_S = 0.5
 
 
 class PassCancelled(Exception):
     """The index is stopping: a pass ends between two sessions (each is its own commit)."""
+
+
+class PassInterrupted(Exception):
+    """The watcher has news: the first pass ends between two sessions, the news is indexed,
+    then the first pass goes on (it reads only what it has not read yet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +63,22 @@ class PassProgress:
     """A pass's (done, total), called on the index thread → `send`, at most one per percent;
     raises `PassCancelled` once `stopping` is set."""
 
-    def __init__(self, send: Callable[[ProgressReport], None], stopping: threading.Event) -> None:
+    def __init__(
+        self,
+        send: Callable[[ProgressReport], None],
+        stopping: threading.Event,
+        news: Callable[[], bool] | None = None,
+    ) -> None:
         self.send = send
         self.stopping = stopping
+        self.news = news
         self.last = -1
 
     def __call__(self, done: int, total: int) -> None:
         if self.stopping.is_set():
             raise PassCancelled
+        if self.news is not None and self.news():
+            raise PassInterrupted
         percent = done * 100 // max(total, 1)
         if percent != self.last:
             self.last = percent
@@ -151,6 +172,8 @@ class LiveIndex:
     def stop(self) -> None:
         """A running pass ends after its current session; the watcher stops."""
         self.stopping.set()
+        if self._watcher is not None:
+            self._watcher.close()
 
     def close(self) -> None:
         """Stop, and close both connections unless a pass still runs (it ends with the process)."""
@@ -163,12 +186,18 @@ class LiveIndex:
             self._lock.release()
 
     def refresh(self) -> PassReport:
-        """An incremental pass now, on the caller's thread (only changed sessions are read)."""
+        """An incremental pass now, on the caller's thread (only changed sessions are read).
+        `IndexBusy` when a pass here or in another process keeps the index: answer from it as
+        it is."""
         if self._writer is None:
             raise RuntimeError("the index is not open")
-        with self._lock:
-            report = self._writer.refresh()
+        if not self._lock.acquire(timeout=NO_WAIT_S):
+            raise IndexBusy
+        try:
+            report = self._writer.refresh(wait=False)
             self._after(report)
+        finally:
+            self._lock.release()
         return report
 
     def _run(self, watch: bool) -> None:
@@ -180,10 +209,16 @@ class LiveIndex:
         try:
             if watcher is not None:
                 self._watcher = watcher
+                watcher.start()
                 watcher.prime()
+                if watcher.notify_error is not None:
+                    self.listener.log(watcher.notify_error, logging.WARNING)
             self._first_pass(writer)
             self._indexed.set()
-            while watcher is not None and not self.stopping.wait(TICK_S):
+            while watcher is not None and not self.stopping.is_set():
+                watcher.wait(TICK_S if self.refused is not None else watcher.next_wait())
+                if self.stopping.is_set():
+                    break
                 self._tick(writer, watcher)
         except PassCancelled:
             pass
@@ -219,11 +254,18 @@ class LiveIndex:
             if shown:
                 self.listener.first_pass_progress(report)
 
+        watcher = self._watcher
+        progress = PassProgress(send, self.stopping, watcher.has_news if watcher else None)
         report: PassReport | None = None
         outcome = "stopped"
         try:
-            with self._lock:
-                report = writer.refresh(progress=PassProgress(send, self.stopping))
+            while report is None:
+                try:
+                    with self._lock:
+                        report = writer.refresh(progress=progress)
+                except PassInterrupted:
+                    if watcher is not None:
+                        self._tick(writer, watcher)
             outcome = end_message(report)
         except PassCancelled:
             raise
@@ -241,6 +283,7 @@ class LiveIndex:
                 self._after(report)
 
     def _tick(self, writer: History, watcher: StoreWatcher) -> None:
+        due: set[str] = set()
         try:
             due = watcher.poll()
             with self._lock:
@@ -250,12 +293,14 @@ class LiveIndex:
                         return
                     # Whole: what changed while the store was away is not all in `due`.
                     self._refused_ticks = 0
-                    report = writer.refresh()
+                    report = writer.refresh(wait=False)
                 elif due:
-                    report = writer.refresh(only=due)
+                    report = writer.refresh(only=due, wait=False)
                 else:
                     return
                 self._after(report)
+        except IndexBusy:  # another process's pass: this news waits for the next tick
+            watcher.retry(due)
         except Exception as error:
             if self.stopping.is_set():
                 raise PassCancelled from error

@@ -92,6 +92,7 @@ def run_pass(
     quiet: bool = False,
     accept_empty: bool = False,
     switch_store: bool = False,
+    wait: bool = True,
 ) -> PassReport:
     bar = ProgressBar(sys.stderr, enabled=not quiet)
     try:
@@ -100,22 +101,34 @@ def run_pass(
             progress=bar.update,
             accept_empty=accept_empty,
             switch_store=switch_store,
+            wait=wait,
         )
     finally:
         bar.finish()
 
 
+INDEXING_ELSEWHERE = (
+    "another Deja process is indexing Continue's store; "
+    "this answer comes from what is indexed so far"
+)
+
+
 def implicit_pass(history: History) -> None:
     """The pass a command runs before it answers. A store that was not applied (missing,
-    emptied or another) or an index that cannot be written (full disk, read-only home) is
-    said once on stderr; the answer comes from the index as it is. A store the last pass saw
-    as it is now needs none (what keeps `deja search` quick)."""
+    emptied or another), an index that cannot be written (full disk, read-only home), or a pass
+    running in another process (a first index) is said once on stderr; the answer comes from
+    the index as it is. A store the last pass saw as it is now needs none (what keeps `deja
+    search` quick)."""
     if history.store_unchanged():
         return
+    from deja.index import IndexBusy
     from deja.index.faults import IndexUnwritable
 
     try:
-        report = run_pass(history, quiet=True)
+        report = run_pass(history, quiet=True, wait=False)
+    except IndexBusy:
+        print(f"deja: note: {INDEXING_ELSEWHERE}", file=sys.stderr)
+        return
     except IndexUnwritable as error:
         print(f"deja: note: {error.message}; answering from the index as it is", file=sys.stderr)
         return

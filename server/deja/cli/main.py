@@ -36,6 +36,8 @@ def program() -> NoReturn:
     `atexit` run (tests/test_search_argv.py). `deja index` ends the same way (~14 % of an
     unchanged store's run; tests/test_quiet_index.py)."""
     command = sys.argv[1:2]
+    if sys.argv[1:] == ["mcp"]:  # `cn` waits for its handshake: no parser, no core loaded first
+        sys.exit(commands.load("mcp").serve_now())
     if command not in (["search"], ["index"]):
         sys.exit(main())
     # The search command's imports create most of the objects this process will hold: no

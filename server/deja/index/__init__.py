@@ -12,6 +12,7 @@ from deja.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .core import Index
+    from .lock import IndexBusy
     from .pass_report import PassReport
     from .recovery import Recovery
     from .refresh import Progress
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "Index": ".core",
+    "IndexBusy": ".lock",
     "NotIndexed": ".tombstones",
     "PassReport": ".pass_report",
     "Progress": ".refresh",
@@ -38,6 +40,7 @@ __getattr__ = lazy_exports(__name__, _WHERE)
 __all__ = [
     "SCHEMA_VERSION",
     "Index",
+    "IndexBusy",
     "NotIndexed",
     "PassReport",
     "Progress",

@@ -49,9 +49,10 @@ class Index:
         self.db.close()
 
     @contextlib.contextmanager
-    def writer(self) -> Iterator[None]:
-        """One writer across processes (CLI and sidecar share DEJA_HOME)."""
-        with writer_lock(self.home / LOCK_NAME):
+    def writer(self, *, wait: bool = True) -> Iterator[None]:
+        """One writer across processes (CLI and sidecar share DEJA_HOME); without `wait`,
+        `IndexBusy` when another process keeps it."""
+        with writer_lock(self.home / LOCK_NAME, wait=wait):
             yield
 
     @contextlib.contextmanager
@@ -117,14 +118,17 @@ class Index:
         only: set[str] | None = None,
         accept_empty: bool = False,
         switch_store: bool = False,
+        wait: bool = True,
     ) -> PassReport:
-        """One pass: read what changed (everything with `rebuild`), keep what compaction took.
-        A store folder that is missing or unreadable, or that lists no session file while the
-        index holds live sessions (unless `accept_empty`), or another store than the index's
-        own (unless `switch_store`), is not applied: the report says why in `refused` and the
-        index is left as it was. Raises `IndexUnwritable` when the index cannot be written
-        (the connection still reads) and `IndexDamaged` when the file is damaged (`rebuild`
-        moves a damaged file aside first, keeping what it can read)."""
+        """One pass: read what changed (everything with `rebuild`), keep what compaction took,
+        the most recently written sessions first. A store folder that is missing or
+        unreadable, or that lists no session file while the index holds live sessions (unless
+        `accept_empty`), or another store than the index's own (unless `switch_store`), is not
+        applied: the report says why in `refused` and the index is left as it was. Raises
+        `IndexUnwritable` when the index cannot be written (the connection still reads) and
+        `IndexDamaged` when the file is damaged (`rebuild` moves a damaged file aside first,
+        keeping what it can read). Without `wait`, `IndexBusy` when another process is
+        running a pass."""
         from .pass_report import PassReport
         from .refresh import run_pass
 
@@ -142,7 +146,12 @@ class Index:
                 with self.writer(), self.transaction() as db:
                     store_identity.record(db, self.root)
             return run_pass(
-                self, rebuild=rebuild, progress=progress, only=only, accept_empty=accept_empty
+                self,
+                rebuild=rebuild,
+                progress=progress,
+                only=only,
+                accept_empty=accept_empty,
+                wait=wait,
             )
         except (sqlite3.Error, OSError) as error:
             self._end_transaction()

@@ -18,15 +18,24 @@ LOCK_NAME = "index.lock"
 # One attempt waits this long inside SQLite's busy handler before the loop tries again; a pass
 # may hold the lock for minutes, and waiting for it has no end, as with a blocking `flock`.
 _ATTEMPT_SECONDS = 5.0
+# A pass that must not keep an answer waiting gives up after this long (a quick pass elsewhere
+# ends within it; another process's first index does not).
+NO_WAIT_SECONDS = 0.2
+
+
+class IndexBusy(Exception):
+    """Another process holds the writer lock (e.g. its first index); the index is read as it is."""
 
 
 @contextlib.contextmanager
-def writer_lock(path: Path) -> Iterator[None]:
-    """Hold the lock at `path` (created 0600 when missing) until the block ends."""
+def writer_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
+    """Hold the lock at `path` (created 0600 when missing) until the block ends. Without
+    `wait`, `IndexBusy` when another holder keeps it past `NO_WAIT_SECONDS`."""
     os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-    db = sqlite3.connect(path, timeout=_ATTEMPT_SECONDS, isolation_level=None)
+    timeout = _ATTEMPT_SECONDS if wait else NO_WAIT_SECONDS
+    db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     try:
-        _acquire(db)
+        _acquire(db, wait=wait)
         try:
             yield
         finally:
@@ -35,7 +44,7 @@ def writer_lock(path: Path) -> Iterator[None]:
         db.close()
 
 
-def _acquire(db: sqlite3.Connection) -> None:
+def _acquire(db: sqlite3.Connection, *, wait: bool) -> None:
     while True:
         try:
             # No journal: the lock file stays the only file and is never written.
@@ -45,3 +54,5 @@ def _acquire(db: sqlite3.Connection) -> None:
         except sqlite3.OperationalError as error:
             if getattr(error, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
                 raise
+            if not wait:
+                raise IndexBusy from None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja import settings
-from deja.continue_store import Diagnostic, SessionRef
+from deja.continue_store import Diagnostic, ListEntry, SessionRef
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
@@ -51,6 +51,7 @@ def run_pass(
     progress: Progress | None,
     only: set[str] | None,
     accept_empty: bool,
+    wait: bool = True,
 ) -> PassReport:
     """`Index.refresh`: one pass under the writer lock."""
     refuse_in_starting_worker()
@@ -62,7 +63,7 @@ def run_pass(
     # watcher's, lists as the watcher does.
     listing = stamp_scan(index.root, listing_time()) if only is None else None
     context = "" if listing is None else stamp_context(index.root, index.exclude_path)
-    with index.writer():
+    with index.writer(wait=wait):
         since = None
         if listing is not None and listing.fields and not rebuild:
             since = recorded_listing(index.db, context)
@@ -90,10 +91,7 @@ def run_pass(
             wanted = {f.id for f in plan.changed}
             entries, list_notes = read_session_list(index.root, max_bytes=cap, only=wanted)
             report.notes.extend(list_notes)
-            todo = [
-                SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns)
-                for f in plan.changed
-            ]
+            todo = _newest_first(plan.changed, entries)
         batch = CommitBatch(index.db)
         if todo or plan.gone:
             # First: a crash part way leaves no stamp vouching for what it changed.
@@ -122,6 +120,15 @@ def run_pass(
         _record_pass(index, report, stamp, rebuild=rebuild, whole=only is None)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _newest_first(files: list[SessionFile], entries: dict[str, ListEntry]) -> list[SessionRef]:
+    """The session in use first: it is the one written last, and a first index of a large
+    store must not leave it for the end."""
+    newest_first = sorted(files, key=lambda f: f.mtime_ns, reverse=True)
+    return [
+        SessionRef(f.id, Path(f.path), entries.get(f.id), f.size, f.mtime_ns) for f in newest_first
+    ]
 
 
 def _record_pass(

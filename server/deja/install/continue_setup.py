@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import precompact
 from .legacy import refuse_beside_json
 from .record import InstallRecord, Skeleton, record_path, sha256
 from .yamledit import ConfigError, key_line, load, plain, remove_entry, set_entry
@@ -35,6 +36,7 @@ BACKUP_SUFFIX = ".deja-backup"
 # Continue requires `name` and `version`; `schema: v1` marks the YAML format.
 SKELETON = "name: Main Config\nversion: 1.0.0\nschema: v1\n"
 SKILL_DESCRIPTION_MAX_BYTES = 300
+HOOK = "PreCompact hook"
 
 SKILL_DESCRIPTION = (
     "Recall past Continue sessions with Deja's read-only tools. Use when asked whether we "
@@ -227,6 +229,9 @@ def plan_install(
         record.skill_sha256 = sha256(skill_text())
         if skill_before != skill_text():
             plan.changes.append(Change(skill, skill_before, skill_text(), "skill"))
+    plan.changes += [
+        Change(*c, HOOK) for c in precompact.install_or_say(root, command, args, plan.kept)
+    ]
     if record.dumps() != record_before:
         plan.record = Change(record_path(root), record_before, record.dumps(), "record")
     return plan
@@ -257,6 +262,7 @@ def plan_uninstall(root: Path) -> Plan:
         plan.kept.append(_edited_skill(root))
     elif skill_before is not None:
         plan.changes.append(Change(skill, skill_before, None, "skill"))
+    plan.changes += [Change(*c, HOOK) for c in precompact.uninstall_changes(root)]
     if record_before is not None:
         plan.record = Change(record_path(root), record_before, None, "record")
     return plan

@@ -1,6 +1,6 @@
 """The MCP server on stdio, built on the official SDK's low-level `Server`: it sends exactly the
 tool definitions of `tools.TOOLS` (nothing added), each marked read-only. Imported only by
-`deja mcp`, so no other command pays for the SDK.
+`deja mcp` (`front.py`, once the handshake is answered), so no other command pays for the SDK.
 
 Two things the SDK leaves unsaid are said here: a line it cannot read gets JSON-RPC's error
 (the SDK drops it), and a request before `initialize` is refused with a message saying so
@@ -8,14 +8,13 @@ Two things the SDK leaves unsaid are said here: a line it cannot read gets JSON-
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterable
 from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
 import mcp.types as types
-from anyio.streams.memory import MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.stdio import stdio_server
@@ -25,7 +24,8 @@ from pydantic import ValidationError
 
 import deja
 
-from .tools import TOOLS, Recall
+from .definitions import TOOLS
+from .tools import Recall
 
 
 def tool_list() -> list[types.Tool]:
@@ -81,16 +81,35 @@ class Sender(Protocol):
 
     async def send(self, item: SessionMessage, /) -> None: ...
 
+    async def aclose(self) -> None: ...
+
+
+def read_line(line: bytes) -> SessionMessage | Exception:
+    """One line as the stdio transport reads it."""
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except Exception as error:
+        return error
+
 
 async def answer_unreadable_lines(
     incoming: AsyncIterable[SessionMessage | Exception],
     outgoing: Sender,
     relay: MemoryObjectSendStream[SessionMessage | Exception],
+    early: list[bytes] | None = None,
 ) -> None:
-    """Between the stdio transport and the server: messages pass on; a line the transport could
-    not read (it hands over the exception) is answered with a null id, as JSON-RPC says."""
-    async with relay:
+    """Between the stdio transport and the server: the lines the front read (`early`) first,
+    then the transport's; messages pass on; a line that could not be read (the transport hands
+    over the exception) is answered with a null id, as JSON-RPC says."""
+
+    async def lines() -> AsyncIterable[SessionMessage | Exception]:
+        for line in early or ():
+            yield read_line(line)
         async for item in incoming:
+            yield item
+
+    async with relay:
+        async for item in lines():
             if not isinstance(item, Exception):
                 await relay.send(item)
                 continue
@@ -130,21 +149,39 @@ def build_server(recall: Recall) -> Server[Any]:
     return server
 
 
-async def _serve(recall: Recall) -> None:
+async def drop_answer_to(
+    answers: MemoryObjectReceiveStream[SessionMessage], outgoing: Sender, answered: object
+) -> None:
+    """The server's messages to the transport, but for its answer to the `initialize` the
+    front already answered (id `answered`; None: there is none). Closes the transport's end
+    once the server has said everything."""
+    try:
+        async with answers:
+            async for item in answers:
+                message = item.message
+                response_id = message.id if isinstance(message, types.JSONRPCResponse) else None
+                if answered is not None and response_id == answered:
+                    answered = None
+                    continue
+                await outgoing.send(item)
+    finally:
+        await outgoing.aclose()
+
+
+async def _serve(recall: Recall, early: list[bytes], answered: object) -> None:
     server = build_server(recall)
     relay, relayed = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as tasks:
-        tasks.start_soon(answer_unreadable_lines, read_stream, write_stream, relay)
-        await server.run(relayed, write_stream, server.create_initialization_options())
-        tasks.cancel_scope.cancel()  # the server is done: so is the relay
+    out, answers = anyio.create_memory_object_stream[SessionMessage](0)
+    async with stdio_server() as (read_stream, write_stream), anyio.create_task_group() as writer:
+        writer.start_soon(drop_answer_to, answers, write_stream, answered)
+        async with anyio.create_task_group() as reader:
+            reader.start_soon(answer_unreadable_lines, read_stream, write_stream, relay, early)
+            async with out:
+                await server.run(relayed, out, server.create_initialization_options())
+            reader.cancel_scope.cancel()  # the server is done: so is the relay
 
 
-def serve() -> None:
-    """Serve on stdin/stdout until the client closes them. The workspace scope is the directory
-    the client started us in."""
-    recall = Recall(os.getcwd())
-    recall.start()
-    try:
-        anyio.run(_serve, recall)
-    finally:
-        recall.close()
+def serve_from(recall: Recall, early: list[bytes], answered: object) -> None:
+    """Serve on stdin/stdout until the client closes them, starting with the lines the front
+    read (`early`); the answer to the `initialize` with id `answered` was sent already."""
+    anyio.run(_serve, recall, early, answered)

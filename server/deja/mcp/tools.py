@@ -9,7 +9,6 @@ what every request the agent sends carries, so they are kept short (a test measu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
+from deja.index import IndexBusy
 from deja.live_index import LiveIndex
 from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
@@ -40,62 +40,9 @@ BUILDING = (
     "Deja is still building its index (first pass); this answer comes from what is indexed "
     "so far. Ask again shortly for a complete answer."
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-
-
-TOOLS = (
-    ToolSpec(
-        "deja_search",
-        "Search past Continue sessions (requests, replies, commands, edits) for earlier work: "
-        "did we solve this before, what was decided, which command fixed an error.",
-        {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
-                "scope": {"type": "string", "enum": ["workspace", "all", "team"]},
-                "since": {"type": "string", "description": "30m, 12h, 7d, 2w or 2026-11-01"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-            },
-            "required": ["query"],
-        },
-    ),
-    ToolSpec(
-        "deja_file_history",
-        "Past edits to a file in Continue sessions: when, the request behind each, what changed.",
-        {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-            },
-            "required": ["path"],
-        },
-    ),
-    ToolSpec(
-        "deja_restore",
-        "Context of a past session, including turns Continue's compaction removed. session: an "
-        'id from deja_search or "last"; topic: show the turns about it in full.',
-        {
-            "type": "object",
-            "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
-        },
-    ),
-    ToolSpec(
-        "deja_fix",
-        "What fixed this error in past sessions.",
-        {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
-    ),
-    ToolSpec(
-        "deja_files",
-        "Files past sessions on a topic touched.",
-        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
-    ),
+BUSY = (
+    "Another Deja process is indexing Continue's store; this answer comes from what is "
+    "indexed so far. Ask again shortly for a complete answer."
 )
 
 
@@ -206,13 +153,16 @@ class Recall:
         self.live = LiveIndex(home, root)
 
     def start(self) -> None:
-        # Not watched: each answer brings the index up to date itself, so it is never a tick late.
-        self.live.start(watch=False)
+        # Watched: `cn` rewrites the session after every message, and a compaction may follow
+        # before any tool is called; each answer also brings the index up to date itself.
+        self.live.start(watch=True)
 
     def _refresh(self) -> list[str]:
         """An incremental pass; when it fails, the answer comes from the index as it is."""
         try:
             report = self.live.refresh()
+        except IndexBusy:
+            return [BUSY]
         except Exception as error:  # a store or disk fault must not end the server
             return [f"Deja could not bring its index up to date ({error})"]
         # A missing or emptied store is not applied: the answer says so.

@@ -78,15 +78,18 @@ class History:
         only: set[str] | None = None,
         accept_empty: bool = False,
         switch_store: bool = False,
+        wait: bool = True,
     ) -> PassReport:
         """A pass; a missing or emptied store, or another store than the index's own (unless
-        `switch_store`), is not applied (see `PassReport.refused`)."""
+        `switch_store`), is not applied (see `PassReport.refused`). Without `wait`,
+        `deja.index.IndexBusy` when another process is running one."""
         return self.index.refresh(
             rebuild=rebuild,
             progress=progress,
             only=only,
             accept_empty=accept_empty,
             switch_store=switch_store,
+            wait=wait,
         )
 
     def quiet_pass(self) -> PassReport | None:

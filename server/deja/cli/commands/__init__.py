@@ -23,6 +23,7 @@ NAMES: tuple[str, ...] = (
     "export",
     "serve",
     "mcp",
+    "capture",
     "install",
     "uninstall",
     "resume",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from ..common import AddCommand
+if TYPE_CHECKING:
+    import argparse
+
+    from ..common import AddCommand
 
 
 def add_parser(command: AddCommand) -> None:
@@ -13,8 +16,13 @@ def add_parser(command: AddCommand) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from deja.mcp.server import serve
+def serve_now() -> int:
+    """`deja mcp` as `cn` runs it: the handshake answered before anything heavy loads."""
+    from deja.mcp.front import serve
 
     serve()
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return serve_now()

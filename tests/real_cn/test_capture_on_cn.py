@@ -1,0 +1,142 @@
+"""Deja installed, nothing else of it running: the real `cn` 1.5.47 TUI (under tmux) types three
+turns, then `/compact`. The MCP server `cn` starts watches the store, so after the compaction
+`deja show` still holds every turn `cn` wrote before it, marked compacted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.cn_run import CnDirs, cn_env, write_config
+from tests.support.fake_model import (
+    FakeModel,
+    Reply,
+    ToolCall,
+    is_compaction_request,
+    last_user_text,
+    text_reply,
+    tool_reply,
+)
+from tests.support.tmux_tui import Tui
+
+pytestmark = pytest.mark.real_cn
+
+TITLE_REQUEST = "please reply with a title for the chat"
+INPUT_READY = "Ask anything"
+TURNS = ["plan the alpha zebra migration", "check the beta giraffe cache", "ship gamma okapi"]
+SUMMARY = "Summary: three chores were discussed."
+COMPACTED = "Chat history compacted successfully."
+
+
+def reply_to(body: dict[str, Any]) -> Reply | None:
+    if is_compaction_request(body):
+        return text_reply(SUMMARY)
+    said = last_user_text(body)
+    if TITLE_REQUEST in said:
+        return text_reply("Chores")
+    return text_reply(f"done: {said.split()[-2]} handled")
+
+
+def deja(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(sys.executable).parent / "deja"
+    argv = [str(script)] if script.exists() else [sys.executable, "-m", "deja"]
+    done = subprocess.run(
+        [*argv, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_tui_turns_then_compact_are_all_held(cn_exe: Path, tmp_path: Path) -> None:
+    dirs = CnDirs.make(tmp_path)
+    env = cn_env(
+        dirs.root,
+        dirs.home,
+        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    with FakeModel(on_request=reply_to) as fake:
+        config = write_config(dirs.root / "config.yaml", fake.url)
+        deja(env, dirs.work, "install", "continue")
+        tui_env = {key: value for key, value in env.items() if key != "CI"}
+        tui_env["TERM"] = "xterm-256color"
+        with Tui.start([str(cn_exe), "--config", str(config)], env=tui_env, cwd=dirs.work) as tui:
+            tui.wait_for(INPUT_READY)
+            for turn in TURNS:
+                tui.type_text(turn)
+                tui.wait_for(f"● {turn}")
+                tui.press("Enter")
+                tui.wait_for(f"done: {turn.split()[-2]} handled")
+                tui.wait_for(INPUT_READY)
+            tui.type_text("/compact")
+            tui.wait_for("● /compact")
+            tui.press("Enter")
+            tui.wait_for(COMPACTED)
+        # cn and its MCP server are gone; the file holds only the summary now.
+        (session,) = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
+        assert TURNS[0] not in session.read_text()
+    deja(env, dirs.work, "index")  # waits for what cn's MCP server may still be writing
+    shown = deja(env, dirs.work, "show", session.stem, "--full").stdout
+    for turn in TURNS:
+        assert turn in shown and f"done: {turn.split()[-2]} handled" in shown
+    assert "compacted" in shown and SUMMARY in shown
+
+
+def cn_p(cn_exe: Path, config: Path, env: dict[str, str], cwd: Path, *args: str) -> None:
+    done = subprocess.run(
+        [str(cn_exe), "-p", "--auto", "--config", str(config), *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        start_new_session=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_four_headless_runs_the_fourth_compacting_keep_the_first_three(
+    cn_exe: Path, tmp_path: Path
+) -> None:
+    dirs = CnDirs.make(tmp_path)
+    env = cn_env(
+        dirs.root,
+        dirs.home,
+        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    config = dirs.root / "config.yaml"
+    commands = ["echo first-output", "echo second-output", "seq -f 'long line %g' 1 600"]
+
+    def compaction(body: dict[str, Any]) -> Reply | None:
+        return text_reply(SUMMARY) if is_compaction_request(body) else None
+
+    with FakeModel(on_request=compaction) as fake:
+        write_config(config, fake.url)
+        deja(env, dirs.work, "install", "continue")
+        for number, (turn, command) in enumerate(zip(TURNS, commands, strict=True)):
+            fake.reset(
+                [
+                    tool_reply(ToolCall("Bash", {"command": command}, id=f"call_{number}")),
+                    text_reply(f"reply number {number} given"),
+                ]
+            )
+            cn_p(cn_exe, config, env, dirs.work, *(["--resume"] if number else []), turn)
+        # The fourth run's context is small: cn compacts before its first model call.
+        write_config(config, fake.url, context_length=5100, max_tokens=100)
+        deja(env, dirs.work, "install", "continue")
+        fake.reset([text_reply("Continuing from the summary.")])
+        cn_p(cn_exe, config, env, dirs.work, "--resume", "and the fourth request")
+        assert [b for b in fake.requests if is_compaction_request(b)], "cn did not compact"
+    (session,) = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
+    assert TURNS[0] not in session.read_text()
+    # An explicit pass waits for the writer, which cn's last MCP server may still hold.
+    deja(env, dirs.work, "index")
+    shown = deja(env, dirs.work, "show", session.stem, "--full").stdout
+    for number, turn in enumerate(TURNS):
+        assert turn in shown and f"reply number {number} given" in shown
+    assert "first-output" in shown and "second-output" in shown and "long line 600" in shown
+    assert "compacted" in shown and SUMMARY in shown
