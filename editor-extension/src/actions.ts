@@ -35,7 +35,8 @@ export class SessionActions {
     private readonly sessions: SessionDocuments,
   ) {}
 
-  private async target(argument: unknown, placeHolder: string): Promise<SessionTarget | undefined> {
+  /** The session an action is for: its argument (a tree item, a view) or one the user picks. */
+  async target(argument: unknown, placeHolder: string): Promise<SessionTarget | undefined> {
     try {
       return targetOf(argument) ?? (await pickSession(this.sidecar, placeHolder));
     } catch (error) {

@@ -7,7 +7,6 @@ import type { SessionActions } from "./actions";
 import { copyWouldHelp, recoveredMessage } from "./pure/share";
 import { Methods } from "./pure/protocol";
 import type { ExportFormat, ExportResult, RecoverResult } from "./pure/share";
-import { pickSession, targetOf, type SessionTarget } from "./sessions";
 import { errorText, type Sidecar } from "./sidecar";
 
 const FORMATS: { label: string; description: string; format: ExportFormat; filter: string }[] = [
@@ -22,17 +21,8 @@ export class ShareActions {
     private readonly actions: SessionActions,
   ) {}
 
-  private async target(argument: unknown, placeHolder: string): Promise<SessionTarget | undefined> {
-    try {
-      return targetOf(argument) ?? (await pickSession(this.sidecar, placeHolder));
-    } catch (error) {
-      void vscode.window.showErrorMessage(`Deja: ${errorText(error)}`);
-      return undefined;
-    }
-  }
-
   async recover(argument?: unknown, copy = false): Promise<void> {
-    const target = await this.target(argument, "Recover which session into Continue?");
+    const target = await this.actions.target(argument, "Recover which session into Continue?");
     if (target === undefined) {
       return;
     }
@@ -61,7 +51,7 @@ export class ShareActions {
   }
 
   async export(argument?: unknown): Promise<void> {
-    const target = await this.target(argument, "Export which session?");
+    const target = await this.actions.target(argument, "Export which session?");
     if (target === undefined) {
       return;
     }

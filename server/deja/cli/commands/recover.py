@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from deja.query import History
+from deja.units import count
 from deja.wire_share import recover_json
 
 from ..common import AddCommand, emit, implicit_pass, opened_history
@@ -53,7 +54,7 @@ def _lines(outcome: RecoverOutcome) -> list[str]:
     import json
 
     recovered, new = outcome.recovered, outcome.new
-    held = f"{len(recovered.history)} turns, {recovered.only_deja} of them only Deja held"
+    held = f"{count(len(recovered.history), 'turn')}, {recovered.only_deja} of them only Deja held"
     if not outcome.written:
         return [
             f"dry run: nothing written. `deja recover {recovered.session.id}` would write:",

@@ -7,6 +7,7 @@ import sys
 import time
 
 from deja.query import History, ScopeChoice
+from deja.units import count
 from deja.wire import session_json
 from deja.wire_share import lost_session_json
 
@@ -87,7 +88,7 @@ def _lost(args: argparse.Namespace, history: History, choice: ScopeChoice) -> in
                 if item.recovered_as
                 else f"deja recover {item.session.id[:8]}"
             )
-            out.append(f"    {why}: {item.only_deja} turns only Deja holds ({how})")
+            out.append(f"    {why}: {count(item.only_deja, 'turn')} only Deja holds ({how})")
         if not lost:
             out.append(f"nothing lost in {choice.scope.label}: Continue holds every session whole")
         return out
