@@ -10,14 +10,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from deja.query import History, SearchQuery
-from tests.support.cn_run import CnDirs, run_cn
+from tests.support.cn_run import CnDirs
+from tests.support.cn_store import CnStore
 from tests.support.fake_model import (
     FakeModel,
     Reply,
@@ -26,7 +26,6 @@ from tests.support.fake_model import (
     text_reply,
     tool_reply,
 )
-from tests.support.scenarios import store_files
 
 pytestmark = pytest.mark.real_cn
 
@@ -34,44 +33,17 @@ LISTING = "seq -f 'listing line %g of the long output' 1 340"
 SUMMARY = "Summary: notes.txt was written and a long listing printed."
 
 
-@dataclass
-class Store:
-    cn: Path
-    dirs: CnDirs
-    fake: FakeModel
-
-    def run(self, prompt: str, replies: tuple[Reply, ...], *args: str, **options: Any) -> str:
-        """One `cn -p` run; returns the id of the session file it wrote last."""
-        self.fake.reset(replies)
-        proc = run_cn(
-            prompt,
-            cn=self.cn,
-            root=self.dirs.root,
-            home=self.dirs.home,
-            cwd=self.dirs.work,
-            model_url=self.fake.url,
-            extra_args=args,
-            **options,
-        )
-        assert proc.returncode == 0, proc.stderr
-        newest = max(self.files(), key=lambda path: path.stat().st_mtime_ns)
-        return newest.stem
-
-    def files(self) -> list[Path]:
-        return store_files(self.dirs.root / "sessions")
-
-
 def write(path: str, content: str, call_id: str) -> Reply:
     return tool_reply(ToolCall("Write", {"filepath": path, "content": content}, id=call_id))
 
 
 @pytest.fixture
-def store(cn_exe: Path, tmp_path: Path) -> Iterator[Store]:
+def store(cn_exe: Path, tmp_path: Path) -> Iterator[CnStore]:
     def summarise(body: dict[str, Any]) -> Reply | None:
         return text_reply(SUMMARY) if is_compaction_request(body) else None
 
     with FakeModel(on_request=summarise) as fake:
-        yield Store(cn_exe, CnDirs.make(tmp_path), fake)
+        yield CnStore(cn_exe, CnDirs.make(tmp_path), fake)
 
 
 def writers(history: History, path: str, cwd: Path) -> set[str]:
@@ -83,7 +55,7 @@ def hits(history: History, text: str) -> list[str]:
     return [hit.session_id for hit in found]
 
 
-def test_cn_forks_are_attributed_to_their_parent(store: Store, tmp_path: Path) -> None:
+def test_cn_forks_are_attributed_to_their_parent(store: CnStore, tmp_path: Path) -> None:
     parent = store.run(
         "Write the notes file and print a long listing.",
         (

@@ -18,7 +18,8 @@ import pytest
 
 from tests.cli_run import deja_env, json_envelope, run_deja
 from tests.continue_schema import check_list, check_session
-from tests.support.cn_run import CnDirs, cn_env, run_cn
+from tests.support.cn_run import CnDirs, cn_env
+from tests.support.cn_store import CnStore
 from tests.support.fake_model import (
     FakeModel,
     Reply,
@@ -27,7 +28,6 @@ from tests.support.fake_model import (
     text_reply,
     tool_reply,
 )
-from tests.support.scenarios import store_files
 
 pytestmark = pytest.mark.real_cn
 
@@ -44,28 +44,8 @@ FIRST_REPLIES = (
 
 
 @dataclass
-class Store:
-    cn: Path
-    dirs: CnDirs
-    fake: FakeModel
+class Store(CnStore):
     env: dict[str, str]
-
-    def run(self, prompt: str, replies: tuple[Reply, ...], *args: str, **options: Any) -> str:
-        """One `cn -p` run; returns the id of the session file it wrote last."""
-        self.fake.reset(replies)
-        proc = run_cn(
-            prompt,
-            cn=self.cn,
-            root=self.dirs.root,
-            home=self.dirs.home,
-            cwd=self.dirs.work,
-            model_url=self.fake.url,
-            extra_args=args,
-            **options,
-        )
-        assert proc.returncode == 0, proc.stderr
-        files = store_files(self.dirs.root / "sessions")
-        return max(files, key=lambda path: path.stat().st_mtime_ns).stem
 
     def deja(self, *args: str) -> subprocess.CompletedProcess[str]:
         done = run_deja(self.env, *args, cwd=self.dirs.work)
