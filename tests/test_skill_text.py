@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deja.install import skill_text
 from deja.install.continue_setup import PROMPT_TEXT
-from deja.mcp.tools import TOOLS
+from deja.mcp.definitions import TOOLS
 
 
 def test_the_skill_and_the_prompt_name_every_tool() -> None:
