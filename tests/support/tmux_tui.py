@@ -115,6 +115,23 @@ class Tui:
             look, timeout=timeout, what=what, describe=lambda: f"last screen:\n{last}"
         )
 
+    def wait_exit(self, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Until the program has exited: tmux saw its terminal close (``pane_dead``) and its
+        process is gone (or a zombie). Not tmux's "Pane is dead" line: a tmux built with
+        libutempter resets SIGCHLD while it runs the utempter helper for a closing pane, and a
+        program whose exit lands in that window is never reaped, so the line never comes
+        (tmux/tmux#311, #4559)."""
+
+        def exited() -> bool:
+            pane = self._tmux("list-panes", "-t", _SESSION, "-F", "#{pane_dead} #{pane_pid}")
+            dead, _, pid = pane.strip().partition(" ")
+            return dead == "1" and _gone(int(pid))
+
+        wait_until(
+            exited, timeout=timeout, what="the program to exit",
+            describe=lambda: f"last screen:\n{self.screen()}",
+        )  # fmt: skip
+
     def type_text(self, text: str) -> None:
         """Type ``text`` literally (no key names)."""
         self._tmux("send-keys", "-t", _SESSION, "-l", text)
@@ -139,3 +156,14 @@ class Tui:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (a zombie counts); where there is no /proc, the closed terminal."""
+    if not Path("/proc").is_dir():
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")

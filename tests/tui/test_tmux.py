@@ -42,9 +42,11 @@ def test_start_type_open_and_quit_in_tmux(tmp_path: Path, store: Path) -> None:
         screen = tui.wait_for("n/p: next/previous page")
         assert "turns 1–4 of 4" in screen and "08fbb9ac-e294-4687-8a87-8ac6bea4aad4" in screen
         tui.press("Escape")
-        tui.wait_for("w workspace/all")
+        # The session's own footer lists the search keys too: wait until it is gone, or `q`
+        # comes within the escape delay and the two keys read as one (alt+q).
+        tui.wait_for(lambda screen: "w workspace/all" in screen and "n/p: next" not in screen)
         tui.press("q")
-        tui.wait_for("Pane is dead")
+        tui.wait_exit()
 
 
 def test_search_interactive_opens_the_screen_on_the_query(tmp_path: Path, store: Path) -> None:
@@ -54,4 +56,4 @@ def test_search_interactive_opens_the_screen_on_the_query(tmp_path: Path, store:
         screen = tui.wait_for("→ exit 3")
         assert "oops" in screen and "role: command" in screen and "all workspaces" in screen
         tui.press("C-c")
-        tui.wait_for("Pane is dead")
+        tui.wait_exit()
