@@ -197,6 +197,17 @@ async def test_q_quits_and_runs_nothing(history: History) -> None:
     assert app.return_value is None
 
 
+async def test_escape_and_q_typed_as_one_alt_q_quit_from_a_session(history: History) -> None:
+    async with opened(history) as (app, pilot):
+        await search(pilot, "oops")
+        await pilot.press("enter", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, SessionScreen)
+        await pilot.press("alt+q")  # what a terminal's Escape and q within Textual's delay give
+        await settled(pilot)
+        assert not app.is_running
+
+
 async def test_q_in_the_query_line_is_a_letter(history: History) -> None:
     async with opened(history) as (app, pilot):
         await search(pilot, "q")

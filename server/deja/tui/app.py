@@ -65,6 +65,8 @@ class DejaApp(App[Launch | None]):
         Binding("b", "blame", "blame"),
         Binding("question_mark", "help", "keys"),
         Binding("q", "quit", "quit"),
+        # Escape then q typed quickly reach Textual as one alt+q: back out, then quit, is quit.
+        Binding("alt+q", "quit", "quit", show=False),
         Binding("ctrl+c", "quit", "quit", show=False, priority=True),
     ]
 
