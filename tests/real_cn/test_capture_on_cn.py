@@ -140,3 +140,70 @@ def test_four_headless_runs_the_fourth_compacting_keep_the_first_three(
         assert turn in shown and f"reply number {number} given" in shown
     assert "first-output" in shown and "second-output" in shown and "long line 600" in shown
     assert "compacted" in shown and SUMMARY in shown
+
+
+AUTO_TURNS = [*TURNS, "list the delta ibis logs"]
+
+
+class AutoCompactingModel:
+    """Turns 1-3 answer at once; turn 4 runs a command (once) whose long output fills the
+    context, so `cn` auto-compacts before the model call that would read it."""
+
+    def __init__(self) -> None:
+        self.ran_command = False
+        self.summarised = False
+
+    def __call__(self, body: dict[str, Any]) -> Reply | None:
+        # cn 1.5.47's TUI sends its summarise request after the command ran, with the history
+        # before the command and (as the fake model receives it) no summarise prompt of its own.
+        tool_result = any(message.get("role") == "tool" for message in body["messages"])
+        compacting = self.ran_command and not self.summarised and not tool_result
+        if is_compaction_request(body) or compacting:
+            self.summarised = True
+            return text_reply(SUMMARY)
+        said = last_user_text(body)
+        if TITLE_REQUEST in said:
+            return text_reply("Chores")
+        if said == AUTO_TURNS[-1] and not self.ran_command:
+            self.ran_command = True
+            return tool_reply(ToolCall("Bash", {"command": "seq -f 'ibis log line %g' 1 600"}))
+        turn = AUTO_TURNS[-1] if self.ran_command else said
+        return text_reply(f"done: {turn.split()[-2]} handled")
+
+
+def test_tui_four_turns_the_fourth_auto_compacting_are_all_held(
+    cn_exe: Path, tmp_path: Path
+) -> None:
+    dirs = CnDirs.make(tmp_path)
+    env = cn_env(
+        dirs.root,
+        dirs.home,
+        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    with FakeModel(on_request=(model := AutoCompactingModel())) as fake:
+        config = write_config(
+            dirs.root / "config.yaml", fake.url, context_length=5100, max_tokens=100
+        )
+        deja(env, dirs.work, "install", "continue")
+        tui_env = {key: value for key, value in env.items() if key != "CI"}
+        tui_env["TERM"] = "xterm-256color"
+        argv = [str(cn_exe), "--auto", "--config", str(config)]
+        with Tui.start(argv, env=tui_env, cwd=dirs.work) as tui:
+            tui.wait_for(INPUT_READY)
+            for turn in AUTO_TURNS:
+                tui.type_text(turn)
+                tui.wait_for(f"● {turn}")
+                tui.press("Enter")
+                tui.wait_for(f"done: {turn.split()[-2]} handled")
+                tui.wait_for(INPUT_READY)
+            # After an auto-compaction mid-turn, cn goes on by itself with a "continue" turn.
+            tui.wait_for("● continue")
+        assert model.summarised, "cn did not compact"
+        (session,) = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
+        assert TURNS[0] not in session.read_text()
+    deja(env, dirs.work, "index")
+    shown = deja(env, dirs.work, "show", session.stem, "--full").stdout
+    for turn in AUTO_TURNS:
+        assert turn in shown and f"done: {turn.split()[-2]} handled" in shown
+    assert "ibis log line 600" in shown
+    assert "compacted" in shown and SUMMARY in shown
