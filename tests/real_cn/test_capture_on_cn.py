@@ -1,9 +1,13 @@
-"""Deja installed, nothing else of it running: the real `cn` 1.5.47 TUI (under tmux) types three
-turns, then `/compact`. The MCP server `cn` starts watches the store, so after the compaction
-`deja show` still holds every turn `cn` wrote before it, marked compacted."""
+"""Deja installed, nothing else of it running, the real `cn` 1.5.47 against the fake model: the
+TUI (under tmux) with three turns then `/compact`, or four turns the fourth auto-compacting; four
+`cn -p` runs the fourth compacting; the first day after install, `cn --resume` of a session
+started before it, among 400 others, compacting at its start. The MCP server `cn` starts watches
+the store, newest sessions first, so after the compaction `deja show` still holds every turn `cn`
+wrote before it, marked compacted."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from deja.query import History, UnknownSession
 from tests.support.cn_run import CnDirs, cn_env, write_config
 from tests.support.fake_model import (
     FakeModel,
@@ -22,7 +27,7 @@ from tests.support.fake_model import (
     text_reply,
     tool_reply,
 )
-from tests.support.tmux_tui import Tui
+from tests.support.tmux_tui import Tui, wait_until
 
 pytestmark = pytest.mark.real_cn
 
@@ -206,4 +211,104 @@ def test_tui_four_turns_the_fourth_auto_compacting_are_all_held(
     for turn in AUTO_TURNS:
         assert turn in shown and f"done: {turn.split()[-2]} handled" in shown
     assert "ibis log line 600" in shown
+    assert "compacted" in shown and SUMMARY in shown
+
+
+COMMANDS = ["echo first-output", "echo second-output", "seq -f 'long line %g' 1 600"]
+
+
+def crowd_the_store(session: Path, count: int) -> None:
+    """``count`` other sessions beside ``session``: copies of it under new ids and words (not
+    forks of it), from another workspace, each written before it. `cn --resume` takes the
+    newest file of the store, whatever its workspace, so none may be newer than ``session``."""
+    text = session.read_text()
+    newest = session.stat().st_mtime_ns
+    for number in range(count):
+        for word in ("zebra", "giraffe", "okapi", "-output", "long line"):
+            text = text.replace(word, f"{word}{number}")
+        other = dict(json.loads(text), sessionId=f"00000000-0000-4000-8000-{number:012d}")
+        other["workspaceDirectory"] = str(session.parent.parent / "elsewhere")
+        other["title"] = f"Other session {number}"
+        path = session.parent / f"{other['sessionId']}.json"
+        path.write_text(json.dumps(other))
+        when = newest - (number + 1) * 60_000_000_000
+        os.utime(path, ns=(when, when))
+
+
+class FirstDayModel:
+    """Each turn of the day before runs its command, then replies; today, the first request
+    still carries the old turns: cn's summarise request (its TUI's request reaches the fake model
+    without the summarise prompt)."""
+
+    def __init__(self) -> None:
+        self.today = False
+
+    def __call__(self, body: dict[str, Any]) -> Reply | None:
+        said = last_user_text(body)
+        if TITLE_REQUEST in said:
+            return text_reply("Chores")
+        old_turns = TURNS[0] in json.dumps(body["messages"])
+        if is_compaction_request(body) or (self.today and old_turns):
+            return text_reply(SUMMARY)
+        if self.today:  # after the compaction, cn 1.5.47 sends the summary alone
+            return text_reply("done: fourth handled")
+        if body["messages"][-1].get("role") == "tool":
+            return text_reply(f"done: {said.split()[-2]} handled")
+        command = COMMANDS[TURNS.index(said)]
+        return tool_reply(ToolCall("Bash", {"command": command}))
+
+
+def held(home: Path, root: Path, session_id: str) -> bool:
+    """The index holds the session's first turn (asked without a pass of its own)."""
+    history = History(home=home, root=root)
+    try:
+        records = history.show(session_id).records
+    except UnknownSession:
+        return False
+    finally:
+        history.close()
+    return any(TURNS[0] in record.text for record in records)
+
+
+def test_first_day_resume_compacting_at_its_start_in_a_crowded_store_keeps_every_turn(
+    cn_exe: Path, tmp_path: Path
+) -> None:
+    dirs = CnDirs.make(tmp_path)
+    env = cn_env(
+        dirs.root,
+        dirs.home,
+        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    config = dirs.root / "config.yaml"
+    with FakeModel(on_request=(model := FirstDayModel())) as fake:
+        # The day before: three turns, Deja not installed yet.
+        write_config(config, fake.url)
+        for number, turn in enumerate(TURNS):
+            cn_p(cn_exe, config, env, dirs.work, *(["--resume"] if number else []), turn)
+        (session,) = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
+        crowd_the_store(session, 400)
+        # Today: Deja installed; a small context, so cn compacts before its first model call.
+        write_config(config, fake.url, context_length=5100, max_tokens=100)
+        deja(env, dirs.work, "install", "continue")
+        model.today = True
+        tui_env = {key: value for key, value in env.items() if key != "CI"}
+        tui_env["TERM"] = "xterm-256color"
+        argv = [str(cn_exe), "--auto", "--resume", "--config", str(config)]
+        with Tui.start(argv, env=tui_env, cwd=dirs.work) as tui:
+            tui.wait_for(INPUT_READY)
+            # Only cn's MCP server runs Deja: the session resumed is held before the user sends.
+            wait_until(lambda: held(dirs.home / "deja", dirs.root, session.stem), what="held")
+            tui.type_text("and the fourth request")
+            tui.wait_for("● and the fourth request")
+            tui.press("Enter")
+            tui.wait_for("done: fourth handled")
+            tui.wait_for(INPUT_READY)
+            wait_until(lambda: SUMMARY in session.read_text(), what="the compacted session file")
+        assert not fake.hook_errors
+        assert TURNS[0] not in session.read_text()
+    deja(env, dirs.work, "index")
+    shown = deja(env, dirs.work, "show", session.stem, "--full").stdout
+    for turn in TURNS:
+        assert turn in shown and f"done: {turn.split()[-2]} handled" in shown
+    assert "first-output" in shown and "second-output" in shown and "long line 600" in shown
     assert "compacted" in shown and SUMMARY in shown
