@@ -224,9 +224,10 @@ def crowd_the_store(session: Path, count: int) -> None:
     text = session.read_text()
     newest = session.stat().st_mtime_ns
     for number in range(count):
+        words = text
         for word in ("zebra", "giraffe", "okapi", "-output", "long line"):
-            text = text.replace(word, f"{word}{number}")
-        other = dict(json.loads(text), sessionId=f"00000000-0000-4000-8000-{number:012d}")
+            words = words.replace(word, f"{word}{number}")
+        other = dict(json.loads(words), sessionId=f"00000000-0000-4000-8000-{number:012d}")
         other["workspaceDirectory"] = str(session.parent.parent / "elsewhere")
         other["title"] = f"Other session {number}"
         path = session.parent / f"{other['sessionId']}.json"
