@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,13 @@ def test_tui_turns_then_compact_are_all_held(cn_exe: Path, tmp_path: Path) -> No
                 tui.press("Enter")
                 tui.wait_for(f"done: {turn.split()[-2]} handled")
                 tui.wait_for(INPUT_READY)
+            # The fake model answers at once; a person takes longer than cn's MCP server (only
+            # it runs Deja here) takes to index what cn wrote: the last reply, held.
+            (session,) = [
+                p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"
+            ]
+            last = f"done: {TURNS[-1].split()[-2]} handled"
+            wait_until(lambda: held(dirs.home / "deja", dirs.root, session.stem, last), what=last)
             tui.type_text("/compact")
             tui.wait_for("● /compact")
             tui.press("Enter")
@@ -154,9 +162,10 @@ class AutoCompactingModel:
     """Turns 1-3 answer at once; turn 4 runs a command (once) whose long output fills the
     context, so `cn` auto-compacts before the model call that would read it."""
 
-    def __init__(self) -> None:
+    def __init__(self, summarising: Callable[[], object] = lambda: None) -> None:
         self.ran_command = False
         self.summarised = False
+        self.summarising = summarising  # a real model takes seconds to summarise
 
     def __call__(self, body: dict[str, Any]) -> Reply | None:
         # cn 1.5.47's TUI sends its summarise request after the command ran, with the history
@@ -165,6 +174,7 @@ class AutoCompactingModel:
         compacting = self.ran_command and not self.summarised and not tool_result
         if is_compaction_request(body) or compacting:
             self.summarised = True
+            self.summarising()
             return text_reply(SUMMARY)
         said = last_user_text(body)
         if TITLE_REQUEST in said:
@@ -185,7 +195,15 @@ def test_tui_four_turns_the_fourth_auto_compacting_are_all_held(
         dirs.home,
         {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
     )
-    with FakeModel(on_request=(model := AutoCompactingModel())) as fake:
+
+    def output_held() -> bool:
+        """The long output cn wrote before it asked for the summary is in the index."""
+        files = [p for p in (dirs.root / "sessions").glob("*.json") if p.stem != "sessions"]
+        home = dirs.home / "deja"
+        return len(files) == 1 and held(home, dirs.root, files[0].stem, "ibis log line 600")
+
+    model = AutoCompactingModel(lambda: wait_until(output_held, what="the long output held"))
+    with FakeModel(on_request=model) as fake:
         config = write_config(
             dirs.root / "config.yaml", fake.url, context_length=5100, max_tokens=100
         )
@@ -259,8 +277,8 @@ class FirstDayModel:
         return tool_reply(ToolCall("Bash", {"command": command}))
 
 
-def held(home: Path, root: Path, session_id: str) -> bool:
-    """The index holds the session's first turn (asked without a pass of its own)."""
+def held(home: Path, root: Path, session_id: str, text: str = TURNS[0]) -> bool:
+    """The index holds `text` in the session (asked without a pass of its own)."""
     history = History(home=home, root=root)
     try:
         records = history.show(session_id).records
@@ -268,7 +286,7 @@ def held(home: Path, root: Path, session_id: str) -> bool:
         return False
     finally:
         history.close()
-    return any(TURNS[0] in record.text for record in records)
+    return any(text in record.text or text in (record.output or "") for record in records)
 
 
 def test_first_day_resume_compacting_at_its_start_in_a_crowded_store_keeps_every_turn(

@@ -125,6 +125,11 @@ def _plain_id(message_id: object) -> bool:
     )
 
 
+# How long the SDK's import waits for the first pass: a tool call can come no sooner than the
+# model's first answer, and a pass over a large store goes on after it.
+SDK_AFTER_PASS_S = 2.0
+
+
 class Loader(threading.Thread):
     """Opens the index (the first pass starts) and loads the SDK while the front answers."""
 
@@ -140,6 +145,9 @@ class Loader(threading.Thread):
 
             self.recall = Recall(self.cwd)
             self.recall.start()
+            # The first pass holds the newest sessions first: the SDK's import, which holds the
+            # GIL for most of its run, waits for the pass (or a bound) so it does not slow that.
+            self.recall.wait_indexed(SDK_AFTER_PASS_S)
             from . import server  # noqa: F401  (the SDK: ready when the front hands over)
         except BaseException as error:  # re-raised on the main thread
             self.error = error
