@@ -58,13 +58,18 @@ def deja(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProc
     return done
 
 
-def test_tui_turns_then_compact_are_all_held(cn_exe: Path, tmp_path: Path) -> None:
-    dirs = CnDirs.make(tmp_path)
-    env = cn_env(
+def deja_cn_env(dirs: CnDirs) -> dict[str, str]:
+    """`cn`'s environment with Deja's index in its home and this checkout's `deja` importable."""
+    return cn_env(
         dirs.root,
         dirs.home,
         {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
     )
+
+
+def test_tui_turns_then_compact_are_all_held(cn_exe: Path, tmp_path: Path) -> None:
+    dirs = CnDirs.make(tmp_path)
+    env = deja_cn_env(dirs)
     with FakeModel(on_request=reply_to) as fake:
         config = write_config(dirs.root / "config.yaml", fake.url)
         deja(env, dirs.work, "install", "continue")
@@ -116,13 +121,8 @@ def test_four_headless_runs_the_fourth_compacting_keep_the_first_three(
     cn_exe: Path, tmp_path: Path
 ) -> None:
     dirs = CnDirs.make(tmp_path)
-    env = cn_env(
-        dirs.root,
-        dirs.home,
-        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    env = deja_cn_env(dirs)
     config = dirs.root / "config.yaml"
-    commands = ["echo first-output", "echo second-output", "seq -f 'long line %g' 1 600"]
 
     def compaction(body: dict[str, Any]) -> Reply | None:
         return text_reply(SUMMARY) if is_compaction_request(body) else None
@@ -130,7 +130,7 @@ def test_four_headless_runs_the_fourth_compacting_keep_the_first_three(
     with FakeModel(on_request=compaction) as fake:
         write_config(config, fake.url)
         deja(env, dirs.work, "install", "continue")
-        for number, (turn, command) in enumerate(zip(TURNS, commands, strict=True)):
+        for number, (turn, command) in enumerate(zip(TURNS, COMMANDS, strict=True)):
             fake.reset(
                 [
                     tool_reply(ToolCall("Bash", {"command": command}, id=f"call_{number}")),
@@ -190,11 +190,7 @@ def test_tui_four_turns_the_fourth_auto_compacting_are_all_held(
     cn_exe: Path, tmp_path: Path
 ) -> None:
     dirs = CnDirs.make(tmp_path)
-    env = cn_env(
-        dirs.root,
-        dirs.home,
-        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    env = deja_cn_env(dirs)
 
     def output_held() -> bool:
         """The long output cn wrote before it asked for the summary is in the index."""
@@ -293,11 +289,7 @@ def test_first_day_resume_compacting_at_its_start_in_a_crowded_store_keeps_every
     cn_exe: Path, tmp_path: Path
 ) -> None:
     dirs = CnDirs.make(tmp_path)
-    env = cn_env(
-        dirs.root,
-        dirs.home,
-        {"DEJA_HOME": str(dirs.home / "deja"), "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    env = deja_cn_env(dirs)
     config = dirs.root / "config.yaml"
     with FakeModel(on_request=(model := FirstDayModel())) as fake:
         # The day before: three turns, Deja not installed yet.
