@@ -1,5 +1,5 @@
 # `make demo`: index your Continue store (or the sample one) and show what Deja answers.
-# `make test`: install what the tests need, then lint, type-check and run every test.
+# `make test`: install what the tests need, then lint, type-check, run every test and build the docs.
 # `make dist`: dist/deja-<version>-py3-none-any.whl and every .vsix (see the README).
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 DEMO_STAMP := $(VENV)/.demo-stamp
 
-.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny tools dist clean
+.PHONY: demo test lint typecheck pytest editor-test bench bench-tiny docs tools dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,7 +55,12 @@ tools:
 	  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf && \
 	  apt-get update -qq && apt-get install -y -qq postgresql-15; }
 
-test: lint typecheck pytest editor-test bench-tiny
+test: lint typecheck pytest editor-test bench-tiny docs
+
+# The docs as a site (mkdocs.yml), strict: a broken link, anchor or nav entry fails the build.
+docs: $(STAMP)
+	site="$$(mktemp -d)"; $(VENV)/bin/mkdocs build --strict --quiet --site-dir "$$site"; \
+	  status=$$?; rm -rf "$$site"; exit $$status
 
 # The VS Code extension: lint, unit tests, and end to end in a real VS Code (code-server).
 editor-test: $(STAMP)

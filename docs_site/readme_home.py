@@ -1,0 +1,44 @@
+"""The README as the site's home page: its links into `docs/` become links between pages (so
+the strict build checks them), a linked image is copied into the site, and a link to another file
+of the repository, which the site does not hold, must name a file that exists; in the site it is
+its text alone."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+log = logging.getLogger("mkdocs.plugins.readme_home")
+
+
+def _page(match: re.Match[str], images: list[str]) -> str:
+    bang, text, target = match.groups()
+    if re.match(r"[a-z][a-z0-9+.-]*:|#", target):  # a URL or an anchor
+        return match.group(0)
+    path = target.split("#", 1)[0]
+    if path.startswith("docs/"):
+        return f"{bang}[{text}]({target.removeprefix('docs/')})"
+    if not (ROOT / re.sub(r"%5B", "[", re.sub(r"%5D", "]", path))).exists():
+        log.warning("README.md links to '%s', which is not in the repository", target)
+        return match.group(0)
+    if bang:
+        images.append(path)
+        return match.group(0)
+    return text
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    images: list[str] = []
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    home = LINK.sub(lambda match: _page(match, images), text)
+    files.append(File.generated(config, "index.md", content=home))
+    for image in images:
+        name = image.replace("%5B", "[").replace("%5D", "]")
+        files.append(File.generated(config, name, abs_src_path=str(ROOT / name)))
+    return files
