@@ -27,8 +27,8 @@ demo: $(DEMO_STAMP)
 	@echo "VS Code extension: not packaged by the demo; make dist builds every .vsix (needs npm)"
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check server tests bench fixtures
-	$(VENV)/bin/ruff format --check server tests bench fixtures
+	$(VENV)/bin/ruff check server tests bench fixtures docs_site
+	$(VENV)/bin/ruff format --check server tests bench fixtures docs_site
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -59,7 +59,7 @@ test: lint typecheck pytest editor-test bench-tiny docs
 
 # The docs as a site (mkdocs.yml), strict: a broken link, anchor or nav entry fails the build.
 docs: $(STAMP)
-	site="$$(mktemp -d)"; $(VENV)/bin/mkdocs build --strict --quiet --site-dir "$$site"; \
+	site="$$(mktemp -d)"; NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir "$$site"; \
 	  status=$$?; rm -rf "$$site"; exit $$status
 
 # The VS Code extension: lint, unit tests, and end to end in a real VS Code (code-server).

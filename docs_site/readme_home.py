@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
@@ -24,7 +25,7 @@ def _page(match: re.Match[str], images: list[str]) -> str:
     path = target.split("#", 1)[0]
     if path.startswith("docs/"):
         return f"{bang}[{text}]({target.removeprefix('docs/')})"
-    if not (ROOT / re.sub(r"%5B", "[", re.sub(r"%5D", "]", path))).exists():
+    if not (ROOT / unquote(path)).is_file():
         log.warning("README.md links to '%s', which is not in the repository", target)
         return match.group(0)
     if bang:
@@ -39,6 +40,6 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     home = LINK.sub(lambda match: _page(match, images), text)
     files.append(File.generated(config, "index.md", content=home))
     for image in images:
-        name = image.replace("%5B", "[").replace("%5D", "]")
+        name = unquote(image)
         files.append(File.generated(config, name, abs_src_path=str(ROOT / name)))
     return files

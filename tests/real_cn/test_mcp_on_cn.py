@@ -1,7 +1,7 @@
 """Deja wired into the real `cn` 1.5.47 by `deja install continue`, against the scripted fake model:
 the tools are offered in every request, a `deja_search` call brings a seeded decision back into
 the conversation, the skill is announced, and `cn --fork` run as `deja resume` printed it
-continues the old session. Also measures what Deja adds to each request (see the README)."""
+continues the old session. Also measures what Deja adds to each request (docs/continue.md)."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_the_skill_is_announced_in_the_skills_tool(wired: Wired) -> None:
 
 
 def test_bytes_deja_adds_to_requests(wired: Wired) -> None:
-    """The numbers in the README's "Cost per request" (print them with `pytest -s`)."""
+    """The numbers in docs/continue.md's "Cost per request" (print them with `pytest -s`)."""
     before, after = wired.baseline, wired.requests[0]
     tools = [t for t in after["tools"] if t["function"]["name"] in DEJA_TOOLS]
     tool_bytes = size(tools) - 1  # without the list's brackets, plus one comma each

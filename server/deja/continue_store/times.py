@@ -1,6 +1,6 @@
 """Session and turn times. Nothing in a session file carries a time: they are laid out from
-`dateCreated`, the file's mtime and, in the index, what a pass saw appear (docs/architecture.md,
-"Turn times")."""
+`dateCreated`, the file's mtime and, in the index, what a pass saw appear (the rule:
+`deja.index.turn_times`)."""
 
 from __future__ import annotations
 

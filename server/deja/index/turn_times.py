@@ -1,7 +1,20 @@
-"""When each turn of a session was written, from what the index saw (docs/architecture.md,
-"Turn times"). Continue writes no per-turn time: the seed rule is the floor, and a turn that
-appears between two passes was written after the earlier observation of the file and no later
-than its new mtime."""
+"""When each turn of a session was written, from what the index saw (`turn_times`, from an
+`Observed` read before the live turns are replaced). Continue writes no per-turn time, so:
+
+- Floor (what Deja never saw happen): the seed rule, turns one second apart from
+  `dateCreated`, never past the file's mtime, order kept.
+- Seen appearing: a turn the index did not hold at the previous pass (appended, or after a
+  compaction) was written after the earlier observation of the file (its mtime then) and no
+  later than its new mtime: the turns that appeared are dated inside that window, the last at
+  the new mtime, one second apart (closer when the window is shorter), never before the seed,
+  never before a turn the index holds. Turns the index held keep the times it gave them. An
+  empty window (the mtime went back) leaves the seed, order kept.
+- Cold index: the turns from the file's last compaction summary on are its newest stretch,
+  counted back from the mtime (their latest bound) when that is later than the seed. A resume
+  leaves no mark in the file, so a cold index dates a resumed, never-compacted session by the
+  floor alone.
+- After a schema upgrade (only compacted turns come over, `size = -1`), what the file held is
+  unknown: the cold rule, never before the newest turn held."""
 
 from __future__ import annotations
 
