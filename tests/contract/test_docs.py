@@ -46,3 +46,23 @@ def test_every_test_file_a_guarantee_names_exists() -> None:
     named = set(re.findall(r"`((?:tests|editor-extension/test)/[\w/.-]+\.(?:py|ts))", table))
     assert named
     assert not sorted(path for path in named if not (ROOT / path).is_file())
+
+
+def test_the_site_home_is_the_readme_with_its_links_made_the_sites() -> None:
+    from docs_site.hooks import LINK, site_link, on_page_content
+
+    images: list[str] = []
+
+    def home(text: str) -> str:
+        return LINK.sub(lambda match: site_link(match, images), text)
+
+    assert home("[limits](docs/limits.md#limits)") == "[limits](limits.md#limits)"
+    assert home("see [its README](editor-extension/README.md)") == "see its README"
+    assert home("[gone](editor-extension/NO-SUCH.md)") == "[gone](editor-extension/NO-SUCH.md)"
+    assert home("[site](https://example.org/x.md) [top](#install)") == (
+        "[site](https://example.org/x.md) [top](#install)"
+    )
+    shot = "tests/tui/__snapshots__/test_snapshots/test_the_search_screen%5Bdark-80x24%5D.svg"
+    assert home(f"![screen]({shot})") == f"![screen]({shot})" and images == [shot]
+    cell = "<td><code>a \\| b</code></td><p><code>c \\| d</code></p>"
+    assert on_page_content(cell) == "<td><code>a | b</code></td><p><code>c \\| d</code></p>"
