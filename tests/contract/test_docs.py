@@ -49,7 +49,7 @@ def test_every_test_file_a_guarantee_names_exists() -> None:
 
 
 def test_the_site_home_is_the_readme_with_its_links_made_the_sites() -> None:
-    from docs_site.hooks import LINK, site_link, on_page_content
+    from docs_site.hooks import LINK, on_page_content, site_link
 
     images: list[str] = []
 
