@@ -1,7 +1,7 @@
 """Search by meaning beside the words: a hit is labelled "by meaning" only when it holds no word
 of the query (as the index tokenises it); a quoted phrase or a single identifier-like word gets
-no hit by meaning; meaning joins only when the words found few records, and otherwise nothing of
-the model loads."""
+no hit by meaning; meaning joins only when the words found fewer than `meaning.FEW` records,
+and otherwise nothing of the model loads."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ print(json.dumps({"hits": len(result.hits), "numpy": "numpy" in sys.modules,
 
 
 @pytest.mark.semantic
-def test_the_model_loads_only_when_the_words_found_few(tmp_path: Path) -> None:
+def test_the_model_loads_only_when_the_words_found_too_few(tmp_path: Path) -> None:
     root = tmp_path / "store"
     _store(root)
     for n in range(FEW):

@@ -24,10 +24,10 @@ RRF_K = 60
 MIN_SIMILARITY = 0.3
 # The join rule (bench/recall/join_rule.py measures it): meaning joins when the words found
 # fewer than `FEW` records; otherwise the words' ranking is the answer and no model loads. On
-# the recall set, every answer meaning adds is to a question the words found nothing for, and
-# fusing it into two or more word hits, or only when their scores are close, changed no
-# question's answer: a rule on closeness would cost the model's load for nothing measured.
-FEW = 3
+# the recall set every answer meaning adds is to a question the words found nothing for: fusing
+# it into one or more word hits (or only when their scores are close) changed no answer, and
+# would load the model for a third of the questions more.
+FEW = 1
 
 
 def may_join(parsed: ParsedQuery) -> bool:
