@@ -25,7 +25,7 @@ def _ids_in_index(home: Path) -> set[int]:
 
 
 def _ids_in_file(home: Path) -> set[int]:
-    files = sorted(home.glob("vectors-*.ids.npy"))
+    files = sorted(home.glob("index.sqlite3.vectors-*.ids.npy"))
     assert len(files) == 1, files
     return {int(rid) for rid in np.load(files[0])}
 

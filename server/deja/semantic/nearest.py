@@ -1,8 +1,9 @@
 """Nearest records by meaning: every vector of the index in one matrix, scanned by brute force —
 a matrix product over tens of thousands of rows takes a few milliseconds, less than an ANN index
-would save. The matrix is a file beside the index (`vectors-*.npy`, written by the first search
-after a pass changed the vectors) that each search memory-maps: a `deja search` process pays
-for the pages the scan touches, not for reading every vector out of SQLite again."""
+would save. The matrix is a file beside the index (`index.sqlite3.vectors-*.npy`, counted in the
+index's size), written by the first search after a pass changed the vectors, that each search
+memory-maps: a `deja search` process pays for the pages the scan touches, not for reading every
+vector out of SQLite again."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 from .model import load
 from .vectors import generation
 
-_PREFIX = "vectors-"
+_INFIX = ".vectors-"
 
 
 @dataclass(slots=True)
@@ -48,8 +49,8 @@ def _matrix(db: sqlite3.Connection, dimensions: int) -> Matrix:
 
 def _files(key: tuple[str, int, int]) -> tuple[Path, Path]:
     path, inode, gen = key
-    stem = Path(path).parent / f"{_PREFIX}{inode}-{gen}"
-    return stem.with_suffix(".ids.npy"), stem.with_suffix(".f32.npy")
+    stem = f"{path}{_INFIX}{inode}-{gen}"
+    return Path(f"{stem}.ids.npy"), Path(f"{stem}.f32.npy")
 
 
 def _mapped(key: tuple[str, int, int], dimensions: int) -> Matrix | None:
@@ -84,8 +85,8 @@ def _write(key: tuple[str, int, int], ids: Any, vectors: Any) -> None:
     import numpy as np
 
     ids_file, vectors_file = _files(key)
-    folder = ids_file.parent
-    for old in folder.glob(f"{_PREFIX}*.npy"):
+    index = Path(key[0])
+    for old in index.parent.glob(f"{index.name}{_INFIX}*.npy"):
         if old not in (ids_file, vectors_file):
             with contextlib.suppress(OSError):  # still open elsewhere (Windows): next time
                 old.unlink()
