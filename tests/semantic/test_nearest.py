@@ -27,6 +27,8 @@ def _ids_in_index(home: Path) -> set[int]:
 def _ids_in_file(home: Path) -> set[int]:
     files = sorted(home.glob("index.sqlite3.vectors-*.ids.npy"))
     assert len(files) == 1, files
+    for path in home.glob("index.sqlite3.vectors-*"):
+        assert path.stat().st_mode & 0o077 == 0, path  # as private as the index
     return {int(rid) for rid in np.load(files[0])}
 
 
