@@ -2,6 +2,7 @@
 
     python bench/run.py --size 1G            # the figures in bench/RESULTS.md
     python bench/run.py --size 4M --quick    # what `make test` runs so the bench cannot rot
+    python bench/run.py --only search --size 5G   # `deja search` alone, both modes, the peer
 
 Measures, on two generated stores (bench/make_store.py, deterministic): the default shape at
 `--size` and the CLI-heavy shape at `--cli-size` (15 % of it unless given). On each: parse-only
@@ -9,7 +10,10 @@ time (orjson over every file: the floor), cold index, peak memory, a no-change p
 and as `deja index`), re-indexing one rewritten ~1 MB session, search in process, `deja search`
 end to end, index size; the sidecar's hover and `deja/search` round trips; ripgrep over the
 store (no index) and deja-vu (the best-known peer) on the same store; then, once, per-line
-provenance of a 5,000-line file with 50 edits (`bench/provenance_bench.py`). Each figure is printed
+provenance of a 5,000-line file with 50 edits (`bench/provenance_bench.py`). Everything runs words
+only (`DEJA_SEMANTIC=0`) but the rows that say "meaning on": those run Deja as `make demo` installs
+it, with its own index made with vectors, and `deja search` there is timed over the peer's
+queries beside the words-only figure. Each figure is printed
 beside issue 16's target and the peer's figure from the same run, with the ratio; the load
 average is printed at the start and end. Same-run A/B rows measure each lever (one transaction
 per session against batches; the pass against the stamp check that lets `deja search` skip it).
@@ -100,8 +104,11 @@ def rewrite_one_session(store: Path, target: int = 1_000_000) -> Path:
     return path
 
 
-def deja_process(store: Path, home: Path, words: list[str], runs: int) -> list[float]:
-    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first)."""
+def deja_process(
+    store: Path, home: Path, words: list[str], runs: int, semantic: str | None = "0"
+) -> list[float]:
+    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first);
+    `semantic` is `DEJA_SEMANTIC` (None: unset, as installed)."""
     env = {
         **os.environ,
         "DEJA_CONTINUE_ROOT": str(store),
@@ -109,6 +116,9 @@ def deja_process(store: Path, home: Path, words: list[str], runs: int) -> list[f
         "PYTHONPATH": str(HERE.parent / "server"),
     }
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its .pyc files
+    env.pop("DEJA_SEMANTIC", None)
+    if semantic is not None:
+        env["DEJA_SEMANTIC"] = semantic
     samples = []
     for _ in range(runs + 1):
         started = time.perf_counter()
@@ -119,8 +129,17 @@ def deja_process(store: Path, home: Path, words: list[str], runs: int) -> list[f
     return samples[1:]
 
 
-def end_to_end(store: Path, home: Path, query: str, runs: int) -> list[float]:
-    return deja_process(store, home, ["search", query, "--all", "--limit", "10"], runs)
+def end_to_end(
+    store: Path, home: Path, queries: list[str], runs: int, semantic: str | None
+) -> list[float]:
+    """`deja search` as a process over `queries`, as the peer's search is timed."""
+    return [
+        seconds
+        for query in queries
+        for seconds in deja_process(
+            store, home, ["search", query, "--all", "--limit", "10"], runs, semantic
+        )
+    ]
 
 
 async def sidecar_round_trips(
@@ -319,16 +338,8 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
         )
     )
     history.refresh()  # the rewrite above was indexed; this pass records the stamp
-    e2e = baselines.summarize(end_to_end(store, work / "home", words[0], 10 if args.quick else 30))
-    rows.append(
-        (
-            "`deja search` end to end (process)",
-            f"p50 {ms(e2e['p50'])}, p99 {ms(e2e['p99'])}",
-            "p50 ≤ 40, p99 ≤ 80 ms",
-            f"p50 {ms(peer.search['p50'])}" if peer.search else "—",
-            ratio(e2e["p50"], peer.search["p50"]) if peer.search else "—",
-        )
-    )
+    search, e2e_p50 = search_rows(store, work, words, peer.search, args)
+    rows += search
     index_bytes = history.stats().index_bytes
     rows.append(
         (
@@ -358,8 +369,104 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
         ),
     ]
     history.close()
-    rows.append(ripgrep_row(store, words, ours["p50"], e2e["p50"], args.quick))
+    rows.append(ripgrep_row(store, words, ours["p50"], e2e_p50, args.quick))
     return rows
+
+
+# A question whose words are not all in any record of a generated store: meaning joins, and the
+# model and the vectors load in the `deja search` process.
+MEANING_QUESTION = "how did we make the slow nightly build faster"
+
+
+def search_rows(
+    store: Path, work: Path, words: list[str], peer: dict[str, float], args: argparse.Namespace
+) -> tuple[list[Row], float]:
+    """`deja search` as a process, words only (`work/home`, indexed with `DEJA_SEMANTIC=0`) and
+    as `make demo` installs it (meaning on, `work/home-meaning`, indexed here), over the
+    queries the peer's search is timed with; and the p50 of the words-only one."""
+    from deja import semantic
+
+    runs = 1 if args.quick else 3
+    chosen = words[:8]
+    rows: list[Row] = []
+    plain = baselines.summarize(end_to_end(store, work / "home", chosen, runs, "0"))
+    peer_cell = f"p50 {ms(peer['p50'])}" if peer else "—"
+    rows.append(
+        (
+            "`deja search` process, words only (DEJA_SEMANTIC=0)",
+            f"p50 {ms(plain['p50'])}, p99 {ms(plain['p99'])}",
+            "p50 ≤ 40 ms above the interpreter",
+            peer_cell,
+            ratio(plain["p50"], peer["p50"]) if peer else "—",
+        )
+    )
+    if not semantic.available():
+        rows.append(("`deja search` process, meaning on", "the semantic extra is not installed",
+                     "", "", ""))  # fmt: skip
+        return rows, plain["p50"]
+    os.environ.pop("DEJA_SEMANTIC", None)
+    try:
+        cold_s = cold_index(store, work, "home-meaning", None)
+        history = History(home=work / "home-meaning", root=store, exclude_path=work / "no-exclude")
+        history.refresh()  # records the stamp the processes check
+        latencies = [
+            timed(lambda q=q: history.search(SearchQuery(q, scope=Scope(), limit=20)))
+            for q in words * (1 if args.quick else 5)
+        ]
+        history.close()
+    finally:
+        os.environ["DEJA_SEMANTIC"] = "0"
+    inproc = baselines.summarize(latencies)
+    meaning = baselines.summarize(end_to_end(store, work / "home-meaning", chosen, runs, None))
+    question = baselines.summarize(
+        end_to_end(store, work / "home-meaning", [MEANING_QUESTION], 3 * runs, None)
+    )
+    rows += [
+        ("cold index, meaning on (as installed)", f"{cold_s:.2f} s", "", "", ""),
+        (
+            "search in process, meaning on",
+            f"p50 {ms(inproc['p50'])}, p99 {ms(inproc['p99'])}",
+            "",
+            "",
+            "",
+        ),
+        (
+            "`deja search` process, meaning on (as installed)",
+            f"p50 {ms(meaning['p50'])} ({meaning['p50'] / plain['p50']:.2f}× words only), "
+            f"p99 {ms(meaning['p99'])}",
+            "p50 ≤ 1.25× words only, ≤ peer's",
+            peer_cell,
+            ratio(meaning["p50"], peer["p50"]) if peer else "—",
+        ),
+        (
+            "`deja search` process, a question meaning answers",
+            f"p50 {ms(question['p50'])} ({question['p50'] / plain['p50']:.2f}× words only)",
+            "",
+            "",
+            "",
+        ),
+    ]
+    return rows, plain["p50"]
+
+
+def search_only(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
+    """`--only search`: both indexes and the peer's search, then `search_rows`."""
+    words = queries(store)
+    cold_s = cold_index(store, work, "home", None)
+    History(home=work / "home", root=store, exclude_path=work / "no-exclude").refresh()
+    peer: dict[str, float] = {}
+    if not args.no_peer:
+        home = work / "peer"
+        home.mkdir()
+        peer = baselines.summarize(
+            baselines.deja_vu_search_latencies(store, home, words[:8], 1 if args.quick else 3)
+        )
+    store_mb = sum(p.stat().st_size for p in session_files(store)) / 1e6
+    rows: list[Row] = [
+        ("store", f"{store_mb:.0f} MB", "", "", ""),
+        ("cold index, words only", f"{cold_s:.2f} s", "", "", ""),
+    ]
+    return rows + search_rows(store, work, words, peer, args)[0]
 
 
 class PeerFigures:
@@ -435,9 +542,16 @@ def main() -> int:
         "--scale", action="store_true", help="the scale run (bench/scale.py; on by 4G and over)"
     )
     parser.add_argument("--scale-reference", default="1G", help="the scale run's linear yardstick")
+    parser.add_argument(
+        "--only",
+        choices=["search"],
+        help="only `deja search` as a process, words only and meaning on, beside the peer's",
+    )
     args = parser.parse_args()
     size = parse_size(args.size)
-    if args.scale or size >= 4 << 30:
+    # The figures before the search rows are words only; `search_rows` measures meaning too.
+    os.environ["DEJA_SEMANTIC"] = "0"
+    if args.only is None and (args.scale or size >= 4 << 30):
         return scale_main(args, size)
     sizes = {
         "default": size,
@@ -449,14 +563,16 @@ def main() -> int:
     for shape in args.shapes.split(","):
         store = ensure_store(sizes[shape], args.seed, args.out, shape)
         work = Path(tempfile.mkdtemp(prefix="deja-bench-"))
+        measure = search_only if args.only == "search" else bench_store
         try:
             results.append(
-                (f"{shape} shape, {sizes[shape] >> 20} MiB target", bench_store(store, args, work))
+                (f"{shape} shape, {sizes[shape] >> 20} MiB target", measure(store, args, work))
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    provenance = [(*row, "", "") for row in provenance_bench.rows(quick=args.quick)]
-    results.append(("per-line provenance, 5,000-line file", provenance))
+    if args.only is None:
+        provenance = [(*row, "", "") for row in provenance_bench.rows(quick=args.quick)]
+        results.append(("per-line provenance, 5,000-line file", provenance))
     print(f"\nDeja bench · {args.size} store · seed {args.seed} · {os.cpu_count()} cores")
     for title, rows in results:
         print_rows(title, rows)

@@ -141,12 +141,12 @@ def test_a_paraphrase_is_found_by_meaning_and_labelled(tmp_path: Path) -> None:
     _store(tmp_path / "store")
     history = History(home=tmp_path / "home", root=tmp_path / "store")
     history.refresh()
-    hits = _search(history, "caching credentials for the login service")
+    hits = _search(history, "caching credentials for login")
     assert hits and hits[0][0] == CACHE and hits[0][2] is True
     # The same question by words alone finds nothing: every word must match.
     os.environ["DEJA_SEMANTIC"] = "0"
     try:
-        assert _search(history, "caching credentials for the login service") == []
+        assert _search(history, "caching credentials for login") == []
     finally:
         del os.environ["DEJA_SEMANTIC"]
     exact = _search(history, "memoized token lookup")
@@ -206,12 +206,12 @@ def test_turned_off_no_vectors_then_on_every_record_gets_one(tmp_path: Path) -> 
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         db.close()
         assert "record_vectors" not in tables
-        assert _search(history, "caching credentials for the login service") == []
+        assert _search(history, "caching credentials for login") == []
     finally:
         del os.environ["DEJA_SEMANTIC"]
     history.refresh()  # nothing changed in the store: the vectors are made all the same
     assert _vector_counts(tmp_path / "home") == (6, 6, 0)
-    assert _search(history, "caching credentials for the login service")[0][0] == CACHE
+    assert _search(history, "caching credentials for login")[0][0] == CACHE
     history.close()
 
 
@@ -224,12 +224,12 @@ def test_the_cli_labels_hits_found_by_meaning(tmp_path: Path) -> None:
     _store(tmp_path / "store")
     env = deja_env(tmp_path / "store", tmp_path / "home")
     env.pop("DEJA_SEMANTIC", None)
-    shown = run_deja(env, "search", "caching credentials for the login service", "--all")
+    shown = run_deja(env, "search", "caching credentials for login", "--all")
     assert shown.returncode == 0, shown.stderr
     first = shown.stdout.splitlines()[0]
     assert "Token lookup" in first and "by meaning (no word matched)" in first
     data = json_envelope(
-        run_deja(env, "search", "caching credentials for the login service", "--all", "--json"),
+        run_deja(env, "search", "caching credentials for login", "--all", "--json"),
         "search",
     )
     assert data["hits"][0]["session_id"] == CACHE and data["hits"][0]["meaning_only"] is True
@@ -244,7 +244,7 @@ def test_agents_and_the_editor_are_told_a_hit_came_by_meaning(tmp_path: Path) ->
     _store(tmp_path / "store")
     history = History(home=tmp_path / "home", root=tmp_path / "store")
     history.refresh()
-    hit = history.search(SearchQuery("caching credentials for the login service", scope=Scope()))
+    hit = history.search(SearchQuery("caching credentials for login", scope=Scope()))
     first = hit.hits[0]
     assert first.meaning_only
     assert "by meaning: no word of the query in it" in "\n".join(hit_block(1, first))
@@ -273,7 +273,7 @@ def test_a_broken_install_indexes_and_searches_by_words(tmp_path: Path) -> None:
     assert [hit["session_id"] for hit in data["hits"]] == [CACHE]
     assert data["hits"][0]["meaning_only"] is False
     meaning = json_envelope(
-        run_deja(env, "search", "caching credentials for the login service", "--all", "--json"),
+        run_deja(env, "search", "caching credentials for login", "--all", "--json"),
         "search",
     )
     assert meaning["hits"] == []

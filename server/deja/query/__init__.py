@@ -14,17 +14,11 @@ if TYPE_CHECKING:
     from .files import FilesResult, TouchedFile
     from .fix import FixResult, FixStep, PastFailure
     from .history import History
+    from .hits import HIGHLIGHT_END, HIGHLIGHT_START, Hit, SearchQuery
     from .provenance import Claim, LineError, Provenance, check_line
     from .query_syntax import QueryError
     from .scope import Scope, ScopeChoice, WorkspaceError
-    from .search import (
-        HIGHLIGHT_END,
-        HIGHLIGHT_START,
-        SEARCH_ROLES,
-        Hit,
-        SearchQuery,
-        SearchResult,
-    )
+    from .search import SEARCH_ROLES, SearchResult
     from .sessions import SessionSummary, SessionView, TurnRecord, UnknownSession, fork_line
     from .stats import Stats
 
@@ -34,10 +28,10 @@ _WHERE = {
     "FilesResult": ".files",
     "FixResult": ".fix",
     "FixStep": ".fix",
-    "HIGHLIGHT_END": ".search",
-    "HIGHLIGHT_START": ".search",
+    "HIGHLIGHT_END": ".hits",
+    "HIGHLIGHT_START": ".hits",
     "History": ".history",
-    "Hit": ".search",
+    "Hit": ".hits",
     "LineError": ".provenance",
     "LineRange": ".blame",
     "PastFailure": ".fix",
@@ -46,7 +40,7 @@ _WHERE = {
     "SEARCH_ROLES": ".search",
     "Scope": ".scope",
     "ScopeChoice": ".scope",
-    "SearchQuery": ".search",
+    "SearchQuery": ".hits",
     "SearchResult": ".search",
     "SessionSummary": ".sessions",
     "SessionView": ".sessions",

@@ -1,22 +1,16 @@
-"""Search by words and by meaning, fused: BM25's ranking and the nearest records' ranking
-combined by reciprocal rank fusion. Used by `search.search` when the semantic extra is
-installed and the index holds vectors; a hit found by meaning only says so (`Hit.meaning_only`).
-"""
+"""Search by meaning (the semantic extra): when it may join a search, when it does, the records
+nearest the question as ranked ids, and a pure `fuse()` of the words' and the meaning's
+rankings by reciprocal rank fusion. `search.py` runs the words' search and builds the hits
+(`hits.py`); nothing of the model loads unless meaning joins."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from deja import semantic
-from deja.text import one_line
 
-from .query_syntax import ParsedQuery
-from .rows import named
-
-if TYPE_CHECKING:
-    from .search import Hit, SearchQuery, SearchResult
+from .query_syntax import ParsedQuery, Term
 
 # How deep each ranking is read before fusing, and RRF's constant (the usual 60: a hit's rank
 # matters less the further down it is, and no ranking's scores need comparing with the other's).
@@ -25,84 +19,86 @@ DEPTH = 50
 NEAREST = 200
 RRF_K = 60
 # Below this cosine a record is not offered by meaning alone: on the recall set, questions about
-# nothing in the history (a recipe, a sports result) came out at 0.24-0.33 against it, answers at
-# a median of 0.41; the floor costs about 4 points of recall and lets "nothing found" be said.
+# nothing in the history (a recipe, a sports result) came out well below answers; the floor
+# costs a little recall and lets "nothing found" be said.
 MIN_SIMILARITY = 0.3
+# The join rule (bench/recall/join_rule.py measures it): meaning joins when the words found
+# fewer than `FEW` records; otherwise the words' ranking is the answer and no model loads. On
+# the recall set every answer meaning adds is to a question the words found nothing for: fusing
+# it into one or more word hits (or only when their scores are close) changed no answer, and
+# would load the model for a third of the questions more.
+FEW = 1
 
-# The words' search; its flag allows the typo fallback (a scan of the vocabulary).
-Words = Callable[["SearchQuery", bool], "SearchResult"]
-Filters = Callable[["SearchQuery", "list[str] | None"], "tuple[list[str], list[object]]"]
 
-
-def wanted(db: sqlite3.Connection, parsed: ParsedQuery) -> bool:
-    """Fuse only plain questions (no exclusions: meaning cannot say "not"), with vectors."""
-    if parsed.excluded or not parsed.terms():
+def may_join(parsed: ParsedQuery) -> bool:
+    """Meaning answers questions, not exact text: never with an exclusion (meaning cannot say
+    "not"), a quoted phrase, or a single identifier-like word (`parseConfig`, `max_retries`,
+    `src/app.py`, `v2`)."""
+    terms = parsed.terms()
+    if parsed.excluded or not terms or any(term.phrase for term in terms):
         return False
-    # In this order: the model's modules load only when the extra is on and the index has vectors.
-    if not (semantic.enabled() and semantic.has_vectors(db)):
-        return False
-    from deja.semantic.model import ModelUnavailable, load
+    return not (len(terms) == 1 and identifier_like(terms[0]))
 
-    try:
-        load()
-    except ModelUnavailable:  # a broken install: search by words, as without the extra
-        return False
-    return True
+
+def identifier_like(term: Term) -> bool:
+    """A word written as code: camel case, joined by punctuation, or with digits in it."""
+    return bool(term.parts) or len(term.tokens) > 1 or any(c.isdigit() for c in term.tokens[0])
+
+
+def ready(db: sqlite3.Connection) -> bool:
+    """The extra is on and the index holds vectors (nothing of the model loaded)."""
+    return semantic.enabled() and semantic.has_vectors(db)
+
+
+def joins(total: int) -> bool:
+    """Whether meaning joins the words' hits (`total`: how many there are in all)."""
+    return total < FEW
 
 
 def question_text(parsed: ParsedQuery) -> str:
     return " ".join(token for term in parsed.terms() for token in term.tokens)
 
 
-def fused(
-    db: sqlite3.Connection,
-    query: SearchQuery,
-    parsed: ParsedQuery,
-    paths: list[str] | None,
-    words: Words,
-    filters: Filters,
-) -> SearchResult:
+def any_word(parsed: ParsedQuery) -> str:
+    """An FTS5 expression matching a record that holds any word of the query."""
+    return " OR ".join(
+        f'"{token}"{"*" if term.prefix else ""}' for term in parsed.terms() for token in term.tokens
+    )
+
+
+def ranked(
+    db: sqlite3.Connection, question: str, where: list[str], params: list[object]
+) -> list[int] | None:
+    """The records nearest `question` that pass the filters, best first (at most `NEAREST`);
+    None when the model cannot load (a broken install: search by words, as without it)."""
+    from deja.semantic.model import ModelUnavailable
     from deja.semantic.nearest import nearest
 
-    depth = max(DEPTH, query.offset + query.limit)
-    close = [
-        rid for rid, score in nearest(db, question_text(parsed), NEAREST) if score >= MIN_SIMILARITY
-    ]
-    where, params = filters(query, paths)
-    if where:
+    try:
+        close = [rid for rid, score in nearest(db, question, NEAREST) if score >= MIN_SIMILARITY]
+    except ModelUnavailable:
+        return None
+    if close and where:
         kept = _passing(db, close, where, params)
         close = [rid for rid in close if rid in kept]
-    by_meaning = close[:depth]
-    # Typo correction only when meaning found nothing either: it is the slow path, and a
-    # question in other words is what meaning answers.
-    by_words = words(query._replace(limit=depth, offset=0), not by_meaning)
+    return close
+
+
+def fuse(by_words: Sequence[int], by_meaning: Sequence[int]) -> list[tuple[int, float]]:
+    """Record ids with their fused score, best first: the sum over both rankings of
+    1 / (RRF_K + rank)."""
     scores: dict[int, float] = {}
-    for rank, hit in enumerate(by_words.hits):
-        scores[hit.record_id] = 1 / (RRF_K + rank + 1)
+    for rank, rid in enumerate(by_words):
+        scores[rid] = 1 / (RRF_K + rank + 1)
     for rank, rid in enumerate(by_meaning):
         scores[rid] = scores.get(rid, 0.0) + 1 / (RRF_K + rank + 1)
-    order = sorted(scores, key=lambda rid: -scores[rid])
-    page = order[query.offset : query.offset + query.limit]
-    known = {hit.record_id: hit for hit in by_words.hits}
-    extra = _meaning_hits(db, [rid for rid in page if rid not in known])
-    hits = []
-    for rid in page:
-        found = known.get(rid) or extra.get(rid)
-        if found is not None:
-            hits.append(found._replace(score=round(scores[rid] * 1000, 4)))
-    only_meaning = sum(1 for rid in by_meaning if rid not in known)
-    total = by_words.total + only_meaning
-    from .search import SearchResult  # here: search imports this module
-
-    return SearchResult(hits, by_words.approximate, by_words.notes, by_words.corrections, total)
+    return sorted(scores.items(), key=lambda item: -item[1])
 
 
 def _passing(
     db: sqlite3.Connection, ids: list[int], where: list[str], params: list[object]
 ) -> set[int]:
     """The records among `ids` that the query's filters keep."""
-    if not ids:
-        return set()
     clauses = " AND ".join([f"r.id IN ({','.join('?' * len(ids))})", *where])
     return {
         int(row[0])
@@ -110,33 +106,4 @@ def _passing(
             f"SELECT r.id FROM records r JOIN sessions s ON s.id = r.session_id WHERE {clauses}",
             [*ids, *params],
         )
-    }
-
-
-def _meaning_hits(db: sqlite3.Connection, ids: list[int]) -> dict[int, Hit]:
-    """Hits for records no word matched: the snippet is the record's opening."""
-    from .search import bound_snippet, hit_from_row
-
-    if not ids:
-        return {}
-    rows = (
-        named(db)
-        .execute(
-            "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
-            " r.compacted, s.title, s.workspace, s.project, s.deleted, f.body"
-            " FROM records r JOIN sessions s ON s.id = r.session_id"
-            " JOIN records_fts f ON f.rowid = r.id"
-            f" WHERE r.id IN ({','.join('?' * len(ids))})",
-            ids,
-        )
-        .fetchall()
-    )
-    return {
-        row["id"]: hit_from_row(
-            row,
-            snippet=bound_snippet(one_line(str(row["body"])[:2000])),
-            score=0.0,
-            meaning_only=True,
-        )
-        for row in rows
     }

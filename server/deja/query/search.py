@@ -4,25 +4,40 @@ query syntax is `query_syntax.py`."""
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
-from typing import NamedTuple
 
-from deja.index.forks import own_records
 from deja.plain_record import Plain
 from deja.text import one_line
 
 from . import meaning
+from .hits import (
+    COLUMNS,
+    HIGHLIGHT_END,
+    HIGHLIGHT_START,
+    SNIPPET,
+    Hit,
+    SearchQuery,
+    bound_snippet,
+    filters,
+    hit_from_row,
+    hits_by_id,
+    snippets,
+)
 from .query_syntax import ParsedQuery, fts_expression, parse_query
 from .ranked import match_count, rank_floor
 from .rows import named
-from .scope import Scope
 
-HIGHLIGHT_START = "\x02"
-HIGHLIGHT_END = "\x03"
-# A snippet shows at most this many characters around its best match, whatever the record's size.
-SNIPPET_CHARS = 300
-ELLIPSIS = "…"
+# Importers of `Hit`, `SearchQuery` and the highlight marks from here keep working.
+__all__ = [
+    "HIGHLIGHT_END",
+    "HIGHLIGHT_START",
+    "SEARCH_ROLES",
+    "Hit",
+    "SearchQuery",
+    "SearchResult",
+    "bound_snippet",
+    "search",
+]
 
 # Ranking: BM25 (lower is better in SQLite) scaled by how much a record of that role tells the
 # user; user requests and summaries count most, tool output least.
@@ -43,48 +58,9 @@ _ROLE_CASE = (
     + " ".join(f"WHEN '{role}' THEN {weight}" for role, weight in ROLE_WEIGHTS.items())
     + " ELSE 1.0 END"
 )
-_SNIPPET = f"snippet(records_fts, 0, '{HIGHLIGHT_START}', '{HIGHLIGHT_END}', '{ELLIPSIS}', 16)"
-_MARK = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
 
 
-# NamedTuples and a `Plain` class, not dataclasses: `deja search`'s start-up (plain_record.py).
-class SearchQuery(NamedTuple):
-    text: str
-    scope: Scope = Scope()
-    role: str | None = None
-    # As `deja blame` takes it: a path (absolute, or relative to `cwd`), a file:// URI, a path
-    # relative to a workspace, or the end of one.
-    file: str | None = None
-    session: str | None = None
-    since: float | None = None
-    limit: int = 20
-    offset: int = 0
-    cwd: str | None = None
-    # Count every hit for `SearchResult.total` (a second query over a full page); doors that
-    # show no total skip it.
-    count_all: bool = True
-
-
-class Hit(NamedTuple):
-    session_id: str
-    title: str
-    workspace: str
-    project: str
-    turn: int
-    time: float
-    role: str
-    snippet: str
-    file: str | None
-    exit_code: int | None
-    status: str | None
-    compacted: bool
-    deleted: bool
-    score: float
-    record_id: int
-    # Found by meaning only (the semantic extra): no word of the query is in it.
-    meaning_only: bool = False
-
-
+# A `Plain` class, not a dataclass: `deja search`'s start-up (plain_record.py).
 class SearchResult(Plain):
     __slots__ = ("approximate", "corrections", "hits", "notes", "total")
 
@@ -105,30 +81,6 @@ class SearchResult(Plain):
         self.total = total
 
 
-def _filters(query: SearchQuery, paths: list[str] | None) -> tuple[list[str], list[object]]:
-    """The WHERE clauses besides MATCH, shared by the page and its count."""
-    # A fork's copy of its parent's turns is found once, under the parent.
-    where: list[str] = [own_records("r")]
-    params: list[object] = []
-    if query.role:
-        where.append("r.role = ?")
-        params.append(query.role)
-    if query.session:
-        where.append("r.session_id = ?")
-        params.append(query.session)
-    if query.since is not None:
-        where.append("r.time >= ?")
-        params.append(query.since)
-    if paths is not None:
-        where.append(f"r.path IN ({','.join('?' * len(paths))})")
-        params.extend(paths)
-    scope_sql, scope_params = query.scope.sql("s.workspace")
-    if scope_sql:
-        where.append(scope_sql)
-        params.extend(scope_params)
-    return where, params
-
-
 def _run(
     db: sqlite3.Connection,
     expression: str,
@@ -138,13 +90,13 @@ def _run(
     rank_all: bool,
 ) -> tuple[list[Hit], int]:
     """The page of hits and how many there are in all; `rank_all` ranks every match."""
-    filters, params = _filters(query, paths)
-    where = " AND ".join(["records_fts MATCH ?", *filters])
+    where_filters, params = filters(query, paths)
+    where = " AND ".join(["records_fts MATCH ?", *where_filters])
     joins = (
         " FROM records_fts JOIN records r ON r.id = records_fts.rowid"
         " JOIN sessions s ON s.id = r.session_id"
     )
-    filtered = len(filters) > 1  # more than the fork-copy filter every search has
+    filtered = len(where_filters) > 1  # more than the fork-copy filter every search has
     page_end = query.offset + query.limit
     floor = counted = None
     if not rank_all:
@@ -156,9 +108,7 @@ def _run(
     inline = counted is not None and counted <= query.limit
     cursor = named(db)
     rows = cursor.execute(
-        "SELECT r.id, r.session_id, r.turn, r.role, r.time, r.path, r.exit_code, r.status,"
-        " r.compacted, s.title, s.workspace, s.project, s.deleted,"
-        f"{f' {_SNIPPET} AS snippet,' if inline else ''}"
+        f"SELECT {COLUMNS},{f' {SNIPPET} AS snippet,' if inline else ''}"
         f" bm25(records_fts, 1.0, 0.5) * {_ROLE_CASE} AS score{joins}"
         f" WHERE {ranked} ORDER BY score, r.time DESC LIMIT ? OFFSET ?",
         [expression, *params, query.limit, query.offset],
@@ -172,88 +122,18 @@ def _run(
     if not rows:
         return [], total
     if inline:
-        snippets = {row["id"]: row["snippet"] for row in rows}
+        found = {row["id"]: row["snippet"] for row in rows}
     else:
-        snippets = _snippets(db, expression, [row["id"] for row in rows])
+        found = snippets(db, expression, [row["id"] for row in rows])
     hits = [
         hit_from_row(
             row,
-            snippet=bound_snippet(one_line(snippets.get(row["id"], ""))),
+            snippet=bound_snippet(one_line(found.get(row["id"], ""))),
             score=round(-float(row["score"]), 4),
         )
         for row in rows
     ]
     return hits, total
-
-
-def _snippets(db: sqlite3.Connection, expression: str, ids: list[int]) -> dict[int, str]:
-    """The snippet of each record in `ids`. FTS5 (3.40) takes `rowid IN (…)` as one lookup per
-    id, each setting the whole MATCH up again (~0.1 ms for a common word); one walk over the
-    matches between the lowest and highest id, with the IN test left to SQLite (`+rowid`),
-    costs a third of that for a page of 20 (bench/RESULTS.md)."""
-    return dict(
-        db.execute(
-            f"SELECT rowid, {_SNIPPET} FROM records_fts WHERE records_fts MATCH ?"
-            f" AND rowid BETWEEN ? AND ? AND +rowid IN ({','.join('?' * len(ids))})",
-            [expression, min(ids), max(ids), *ids],
-        ).fetchall()
-    )
-
-
-def hit_from_row(
-    row: sqlite3.Row, *, snippet: str, score: float, meaning_only: bool = False
-) -> Hit:
-    """A record's row (with its session's title, workspace and project) as a hit."""
-    return Hit(
-        session_id=row["session_id"],
-        title=row["title"],
-        workspace=row["workspace"],
-        project=row["project"],
-        turn=row["turn"],
-        time=row["time"],
-        role=row["role"],
-        snippet=snippet,
-        file=row["path"],
-        exit_code=row["exit_code"],
-        status=row["status"],
-        compacted=bool(row["compacted"]),
-        deleted=bool(row["deleted"]),
-        score=score,
-        record_id=row["id"],
-        meaning_only=meaning_only,
-    )
-
-
-def bound_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
-    """At most `limit` characters (highlight marks aside), from a little before the first
-    highlighted match; a highlight the window's end cuts is closed there.
-
-    FTS5's snippet is a number of tokens, and one token can be a whole pasted blob."""
-    pieces = _MARK.split(snippet)
-    marks = (HIGHLIGHT_START, HIGHLIGHT_END)
-    length = sum(len(piece) for piece in pieces if piece not in marks)
-    if length <= limit:
-        return snippet
-    width = limit - 2 * len(ELLIPSIS)
-    first = max(snippet.find(HIGHLIGHT_START), 0)  # no mark comes before it
-    start = max(0, min(first - width // 4, length - width))
-    end = start + width
-    out = [ELLIPSIS] if start else []
-    position = 0
-    highlighted = False
-    for piece in pieces:
-        if piece in marks:
-            if start <= position < end:
-                out.append(piece)
-                highlighted = piece == HIGHLIGHT_START
-            continue
-        out.append(piece[max(start - position, 0) : max(end - position, 0)])
-        position += len(piece)
-    if highlighted:
-        out.append(HIGHLIGHT_END)
-    if end < length:
-        out.append(ELLIPSIS)
-    return "".join(out)
 
 
 def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
@@ -265,10 +145,45 @@ def search(db: sqlite3.Connection, query: SearchQuery) -> SearchResult:
         paths = blame.resolve_file(db, query.file, cwd=query.cwd or os.getcwd())
         if not paths:
             return SearchResult([])
-    if meaning.wanted(db, parsed):
-        words = lambda q, typos: _by_words(db, q, parsed, paths, typos=typos)  # noqa: E731
-        return meaning.fused(db, query, parsed, paths, words, _filters)
+    if meaning.may_join(parsed) and meaning.ready(db):
+        return _with_meaning(db, query, parsed, paths)
     return _by_words(db, query, parsed, paths)
+
+
+def _with_meaning(
+    db: sqlite3.Connection, query: SearchQuery, parsed: ParsedQuery, paths: list[str] | None
+) -> SearchResult:
+    """The words' hits, fused with the records nearest in meaning when the join rule asks
+    for them (few word hits); else the words' hits alone, and no model loads."""
+    end = query.offset + query.limit
+    # Read deep enough for the join rule, whatever the page.
+    first = query._replace(limit=max(end, meaning.FEW), offset=0)
+    words = _by_words(db, first, parsed, paths, typos=False)
+    if meaning.joins(words.total):
+        where, params = filters(query, paths)
+        by_meaning = meaning.ranked(db, meaning.question_text(parsed), where, params)
+    else:
+        by_meaning = []
+    if not by_meaning:  # not asked, the model cannot load, or nothing is near: words alone
+        if not words.hits:
+            return _by_words(db, query, parsed, paths)  # with the typo fallback
+        total = words.total if query.count_all else min(words.total, end)
+        return SearchResult(words.hits[query.offset : end], total=total)
+    depth = max(meaning.DEPTH, first.limit)
+    by_meaning = by_meaning[:depth]
+    if words.total > len(words.hits):
+        words = _by_words(db, first._replace(limit=depth), parsed, paths, typos=False)
+    fused = meaning.fuse([hit.record_id for hit in words.hits], by_meaning)
+    page = fused[query.offset : query.offset + query.limit]
+    known = {hit.record_id: hit for hit in words.hits}
+    extra = hits_by_id(db, [rid for rid, _ in page if rid not in known], meaning.any_word(parsed))
+    hits = [
+        found._replace(score=round(score * 1000, 4))
+        for rid, score in page
+        if (found := known.get(rid) or extra.get(rid)) is not None
+    ]
+    total = words.total + sum(1 for rid in by_meaning if rid not in known)
+    return SearchResult(hits, total=total)
 
 
 def _by_words(

@@ -16,7 +16,14 @@ DDL = (
     " (record_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)",
     "CREATE TRIGGER IF NOT EXISTS record_vectors_follow AFTER DELETE ON records BEGIN"
     " DELETE FROM record_vectors WHERE record_id = old.id; END",
+    # A vector gone moves the generation too: the matrix file a search maps
+    # (`nearest.py`) is made again without it.
+    "CREATE TRIGGER IF NOT EXISTS record_vectors_gone AFTER DELETE ON record_vectors BEGIN"
+    " UPDATE meta SET value = value + 1 WHERE key = 'vectors_generation'; END",
 )
+# Bumped when `DDL` changes: an index made before gets it at the next pass.
+SCHEMA_KEY = "vectors_schema"
+SCHEMA = "2"
 # The model the stored vectors came from, and a counter bumped by every write (readers cache
 # the matrix until it moves).
 MODEL_KEY = "vectors_model"
@@ -77,7 +84,11 @@ def _meta(db: sqlite3.Connection, key: str) -> str | None:
 
 def up_to_date(db: sqlite3.Connection) -> bool:
     """Every record has a vector of the current model (read from meta: no model loaded)."""
-    return _meta(db, MODEL_KEY) == MODEL_ID and _meta(db, COMPLETE_KEY) == "1"
+    return (
+        _meta(db, MODEL_KEY) == MODEL_ID
+        and _meta(db, COMPLETE_KEY) == "1"
+        and _meta(db, SCHEMA_KEY) == SCHEMA
+    )
 
 
 def catch_up(db: sqlite3.Connection) -> int:
@@ -85,6 +96,7 @@ def catch_up(db: sqlite3.Connection) -> int:
     model changed (or the extra was installed after indexing), the missing ones made."""
     for statement in DDL:
         db.execute(statement)
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (SCHEMA_KEY, SCHEMA))
     if _meta(db, MODEL_KEY) != MODEL_ID:
         db.execute("DELETE FROM record_vectors")
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (MODEL_KEY, MODEL_ID))
