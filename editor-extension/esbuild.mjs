@@ -19,7 +19,7 @@ const options = {
 };
 
 // The session view's script runs in the webview (a browser), not in the extension host.
-const webview = { ...options, entryPoints: ["src/webview/sessionView.ts"], format: "iife", platform: "browser", target: "es2022", outfile: "dist/sessionView.js", external: [] };
+const webview = { ...options, entryPoints: ["src/sessionView/webview.ts"], format: "iife", platform: "browser", target: "es2022", outfile: "dist/sessionView.js", external: [] };
 
 if (watch) {
   for (const each of [options, webview]) {

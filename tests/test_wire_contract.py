@@ -220,5 +220,5 @@ async def test_fixtures_are_what_the_sidecar_sends(steady_path: Path) -> None:
     committed = {path.stem: path.read_text(encoding="utf-8") for path in FIXTURES.glob("*.json")}
     assert committed == produced, (
         "a deja/… shape changed: rewrite the fixtures with DEJA_UPDATE_FIXTURES=1, then make "
-        "editor-extension/src/pure/protocol.ts agree (its unit tests type-check every fixture)"
+        "editor-extension/src/shared/protocol.ts agree (its unit tests type-check every fixture)"
     )

@@ -2,20 +2,20 @@
  * command id without a handler here does not compile. */
 
 import * as vscode from "vscode";
-import type { SessionActions } from "./actions";
-import type { ContinueSetup } from "./continueSetup";
-import { showDiagnostics } from "./diagnostics";
-import type { FixThis } from "./fixThis";
-import type { PastEdits } from "./pastEdits";
-import { Commands } from "./pure/protocol";
-import type { RestoreContext } from "./restore";
-import type { SearchHistory } from "./search";
-import type { SearchView } from "./searchViewResults";
-import { pickSession, targetOf, type SessionDocuments } from "./sessions";
-import type { SessionView } from "./sessionView";
-import type { ShareActions } from "./share";
-import type { Sidecar } from "./sidecar";
-import type { HistoryTree } from "./tree";
+import type { SessionActions } from "./actions/actions";
+import type { ContinueSetup } from "./continueSetup/continueSetup";
+import { showDiagnostics } from "./diagnostics/diagnostics";
+import type { FixThis } from "./fixThis/fixThis";
+import type { PastEdits } from "./pastEdits/pastEdits";
+import { Commands } from "./shared/protocol";
+import type { RestoreContext } from "./restore/restore";
+import type { SearchHistory } from "./search/search";
+import type { SearchView } from "./search/searchViewResults";
+import { pickSession, targetOf, type SessionDocuments } from "./sessions/sessions";
+import type { SessionView } from "./sessionView/sessionView";
+import type { ShareActions } from "./share/share";
+import type { Sidecar } from "./server/sidecar";
+import type { HistoryTree } from "./sessions/tree";
 
 /** What the commands act on. */
 export interface Features {

@@ -1,21 +1,21 @@
 /** Deja for VS Code: a thin client of the `deja serve` sidecar (docs/protocol.md). */
 
 import * as vscode from "vscode";
-import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions";
+import { CONTINUE_EXTENSION_ID, SessionActions } from "./actions/actions";
 import { registerCommands } from "./commands";
-import { ShareActions } from "./share";
-import { ContinueSetup } from "./continueSetup";
-import { FixThis } from "./fixThis";
-import { PastEdits } from "./pastEdits";
-import { RestoreContext } from "./restore";
-import { SearchHistory } from "./search";
-import { SearchView } from "./searchViewResults";
-import { SessionDocuments } from "./sessions";
-import { SessionView } from "./sessionView";
-import { affectsCodeLens, affectsServer } from "./settings";
-import { Sidecar } from "./sidecar";
-import { StatusItem } from "./status";
-import { HistoryTree } from "./tree";
+import { ShareActions } from "./share/share";
+import { ContinueSetup } from "./continueSetup/continueSetup";
+import { FixThis } from "./fixThis/fixThis";
+import { PastEdits } from "./pastEdits/pastEdits";
+import { RestoreContext } from "./restore/restore";
+import { SearchHistory } from "./search/search";
+import { SearchView } from "./search/searchViewResults";
+import { SessionDocuments } from "./sessions/sessions";
+import { SessionView } from "./sessionView/sessionView";
+import { affectsCodeLens, affectsServer } from "./server/settings";
+import { Sidecar } from "./server/sidecar";
+import { StatusItem } from "./server/status";
+import { HistoryTree } from "./sessions/tree";
 
 let sidecar: Sidecar | undefined;
 

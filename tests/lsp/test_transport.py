@@ -49,7 +49,7 @@ def sent(message: Any) -> tuple[dict[str, str], bytes]:
 def pygls_json(message: Any) -> Any:
     """pygls' own encoding of `message`, parsed."""
     protocol = create_server().protocol
-    return json.loads(json.dumps(message, default=protocol._serialize_message))
+    return json.loads(json.dumps(message, default=protocol.serialize))
 
 
 HOVER = types.Hover(

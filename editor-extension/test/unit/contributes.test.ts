@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Commands } from "../../src/pure/protocol";
+import { Commands } from "../../src/shared/protocol";
 
 interface Manifest {
   contributes: { commands: { command: string }[] };

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { parseDoctor, renderDoctor, type DoctorReport } from "../../src/pure/doctor";
-import { dejaArgv } from "../../src/pure/interpreter";
+import { parseDoctor, renderDoctor, type DoctorReport } from "../../src/diagnostics/doctor";
+import { dejaArgv } from "../../src/server/interpreter";
 
 // Compiled to out/test/unit: the fixtures are three folders up.
 const FIXTURE = join(__dirname, "..", "..", "..", "test", "fixtures", "doctor", "problems.json");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { eventState, fileEventItem, pastTitle } from "../../src/pure/fileEvents";
-import type { FileEvent } from "../../src/pure/protocol";
+import { eventState, fileEventItem, pastTitle } from "../../src/pastEdits/fileEvents";
+import type { FileEvent } from "../../src/shared/protocol";
 
 const NOW = Date.parse("2026-11-13T12:00:00Z");
 const AT_LINE_8 = { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fixDocumentPath, fixHint, MAX_ERROR_CHARS, terminalText } from "../../src/pure/fixThis";
-import type { FixResult, PastFailure } from "../../src/pure/protocol";
+import { fixDocumentPath, fixHint, MAX_ERROR_CHARS, terminalText } from "../../src/fixThis/fixRequest";
+import type { FixResult, PastFailure } from "../../src/shared/protocol";
 
 function failure(fixed: boolean, confirmed: boolean, title: string): PastFailure {
   return {

@@ -16,8 +16,8 @@ import {
   standingRanges,
   turnLabel,
   when,
-} from "../../src/pure/format";
-import type { FileEvent, SearchHit, SessionSummary } from "../../src/pure/protocol";
+} from "../../src/shared/format";
+import type { FileEvent, SearchHit, SessionSummary } from "../../src/shared/protocol";
 
 const NOW = Date.parse("2026-11-13T12:00:00Z");
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { candidates, noPythonMessage, parseProbe, probeText, serverEnvironment, usable, withPythonPath, type Bundle } from "../../src/pure/interpreter";
+import { candidates, noPythonMessage, parseProbe, probeText, serverEnvironment, usable, withPythonPath, type Bundle } from "../../src/server/interpreter";
 
 const bundle: Bundle = { root: "/ext/bundled", hasLibs: true, orjsonTags: ["cp311", "cp312"], separator: "/", pathDelimiter: ":" };
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { commandLine, diagnose, powershellQuote, resolveLaunch, serverMismatch, serverOptions, settingProblems, shellQuote, startingLine } from "../../src/pure/launch";
+import { commandLine, diagnose, powershellQuote, resolveLaunch, serverMismatch, serverOptions, settingProblems, shellQuote, startingLine } from "../../src/server/launch";
 
 void test("deja.server.command wins over everything", () => {
   const launch = resolveLaunch({ command: ["/opt/deja/bin/deja", "serve"], python: "/usr/bin/python3.12" }, ["/venv/bin/python"]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LineSplitter } from "../../src/pure/lines";
+import { LineSplitter } from "../../src/server/lines";
 
 void test("stderr chunks become whole lines, a line cut across chunks once", () => {
   const lines = new LineSplitter();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { logText } from "../../src/pure/logText";
+import { logText } from "../../src/server/logText";
 
 void test("a language client log entry: the message, then what came with it", () => {
   assert.equal(logText("Connection to server got closed."), "Connection to server got closed.");

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CN_INSTALL, forkPlan } from "../../src/pure/fork";
-import { LatestOnly, type Timers } from "../../src/pure/latest";
-import { Commands, ServerCommands } from "../../src/pure/protocol";
-import { rewriteHoverLinks, rewriteLensCommand, TRUSTED_COMMANDS } from "../../src/pure/rewrite";
-import { isSessionId, markdownTitle, sessionDocument, sessionIdOf, slug, turnLine } from "../../src/pure/sessionUri";
-import { findOnPath } from "../../src/pure/which";
+import { CN_INSTALL, forkPlan } from "../../src/actions/fork";
+import { LatestOnly, type Timers } from "../../src/search/latest";
+import { Commands, ServerCommands } from "../../src/shared/protocol";
+import { rewriteHoverLinks, rewriteLensCommand, TRUSTED_COMMANDS } from "../../src/server/rewrite";
+import { isSessionId, markdownTitle, sessionDocument, sessionIdOf, slug, turnLine } from "../../src/sessions/sessionUri";
+import { findOnPath } from "../../src/actions/which";
 
 const ID = "e5a07c33-1f6b-4d28-b9e4-6c2a8d0f1e03";
 

@@ -14,10 +14,10 @@ import {
   standingRanges,
   turnDescription,
   turnLabel,
-} from "../../src/pure/format";
-import { fileEventItem } from "../../src/pure/fileEvents";
-import { forkPlan } from "../../src/pure/fork";
-import { fixedBefore, fixHint } from "../../src/pure/fixThis";
+} from "../../src/shared/format";
+import { fileEventItem } from "../../src/pastEdits/fileEvents";
+import { forkPlan } from "../../src/actions/fork";
+import { fixedBefore, fixHint } from "../../src/fixThis/fixRequest";
 import type {
   FilesResult,
   FixResult,
@@ -30,10 +30,10 @@ import type {
   SessionsResult,
   SessionViewResult,
   StoreStatus,
-} from "../../src/pure/protocol";
-import { turnsHtml } from "../../src/pure/sessionHtml";
-import { copyTextOf, restorePath } from "../../src/pure/restore";
-import { parseStoreStatus, storeProblemLook } from "../../src/pure/storeStatus";
+} from "../../src/shared/protocol";
+import { turnsHtml } from "../../src/sessionView/sessionHtml";
+import { copyTextOf, restorePath } from "../../src/restore/restoreParams";
+import { parseStoreStatus, storeProblemLook } from "../../src/server/storeStatus";
 import fileHistoryFixture from "../fixtures/protocol/fileHistory.json";
 import filesFixture from "../fixtures/protocol/files.json";
 import fixFixture from "../fixtures/protocol/fix.json";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { copyTextOf, RESTORE_PLACEHOLDER, restoreParams, restorePath, unfence } from "../../src/pure/restore";
+import { copyTextOf, RESTORE_PLACEHOLDER, restoreParams, restorePath, unfence } from "../../src/restore/restoreParams";
 
 const TRANSCRIPT = "# deja-restore-format: 1\n## Session 1 · Round prices\nuser: round it\n";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { SearchHit, SearchResult, TeamStatus, TouchedFile } from "../../src/pure/protocol";
+import type { SearchHit, SearchResult, TeamStatus, TouchedFile } from "../../src/shared/protocol";
 import {
   countText,
   emptyFilters,
@@ -18,7 +18,7 @@ import {
   SearchPages,
   searchParams,
   utf16Ranges,
-} from "../../src/pure/searchView";
+} from "../../src/search/searchView";
 import searchFixture from "../fixtures/protocol/search.json";
 import teamStatusFixture from "../fixtures/protocol/teamStatus.json";
 

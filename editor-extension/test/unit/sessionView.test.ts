@@ -1,12 +1,12 @@
-/* The session view's HTML (src/pure/sessionHtml.ts, sessionPage.ts): what a session carries never
+/* The session view's HTML (src/sessionView/sessionHtml.ts, sessionPage.ts): what a session carries never
  * becomes markup, tool calls are collapsible rows, reasoning is collapsed, compacted turns are
  * marked, the turn opened at is marked, and the document's policy allows no inline or remote code. */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { SessionViewRecord, SessionViewResult, SessionViewTurn } from "../../src/pure/protocol";
-import { COMPACTED_MARK, escapeHtml, shownPath, turnHtml, turnsHtml } from "../../src/pure/sessionHtml";
-import { headerHtml, sessionDocumentHtml, turnAt } from "../../src/pure/sessionPage";
+import type { SessionViewRecord, SessionViewResult, SessionViewTurn } from "../../src/shared/protocol";
+import { COMPACTED_MARK, escapeHtml, shownPath, turnHtml, turnsHtml } from "../../src/sessionView/sessionHtml";
+import { headerHtml, sessionDocumentHtml, turnAt } from "../../src/sessionView/sessionPage";
 
 // A tag with an `on…=` attribute (attribute values are quoted and escaped: `"` never inside).
 const ATTRIBUTE_HANDLER = /<[a-z]+(?:\s+[a-z-]+(?:="[^"]*")?)*\s+on[a-z]+=/i;

@@ -1,12 +1,12 @@
-/* Recover into Continue and Export Session… (src/pure/share.ts, the session view's header): the
+/* Recover into Continue and Export Session… (src/share/shareResults.ts, the session view's header): the
  * header offers Recover only for a session Continue no longer holds whole, Export always; the
  * words of a recovery and of the "Kept by Deja" group. */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { SessionSummary } from "../../src/pure/protocol";
-import { headerHtml } from "../../src/pure/sessionPage";
-import { copyWouldHelp, keptByDejaLabel, lostDescription, notWholeInContinue, recoveredMessage, type LostSession, type RecoverResult } from "../../src/pure/share";
+import type { SessionSummary } from "../../src/shared/protocol";
+import { headerHtml } from "../../src/sessionView/sessionPage";
+import { copyWouldHelp, keptByDejaLabel, lostDescription, notWholeInContinue, recoveredMessage, type LostSession, type RecoverResult } from "../../src/share/shareResults";
 
 const SESSION: SessionSummary = {
   id: "5c0ffee0-1111-4aaa-8bbb-000000000001",

@@ -1,11 +1,11 @@
 /* The contract for Recover into Continue, Kept by Deja and Export Session…: each fixture is
- * what `deja serve` sent (tests/test_wire_contract.py), assigned to its type in pure/share.ts —
+ * what `deja serve` sent (tests/test_wire_contract.py), assigned to its type in src/share/shareResults.ts —
  * tsc fails on a missing, mistyped or undeclared field — and read by the code that shows it. */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ExportResult, LostSessionsResult, RecoverResult } from "../../src/pure/share";
-import { lostDescription, recoveredMessage } from "../../src/pure/share";
+import type { ExportResult, LostSessionsResult, RecoverResult } from "../../src/share/shareResults";
+import { lostDescription, recoveredMessage } from "../../src/share/shareResults";
 import exportFixture from "../fixtures/protocol/export-md.json";
 import lostFixture from "../fixtures/protocol/lostSessions.json";
 import recoverFixture from "../fixtures/protocol/recover-dryRun.json";

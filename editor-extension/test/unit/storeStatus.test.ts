@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseStoreStatus, storeProblemLook } from "../../src/pure/storeStatus";
+import { parseStoreStatus, storeProblemLook } from "../../src/server/storeStatus";
 
 const MISSING =
   "there is no Continue session store at /home/dev/.continue/sessions; not applied: the index keeps its 12 sessions as they were (set DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)";

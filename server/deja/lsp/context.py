@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, cast
+from typing import TYPE_CHECKING, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcException, PyglsError
-from pygls.io_ import StdoutWriter
-from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from deja import __version__
@@ -30,7 +26,7 @@ from .errors import RequestError
 from .options import ServerOptions
 from .params import plain
 from .protocol import unparseable
-from .transport import read_messages
+from .pygls_adapter import AdaptedServer
 
 if TYPE_CHECKING:
     from .protocol import DejaProtocol
@@ -47,7 +43,7 @@ class IndexNotOpen(RequestError):
     """The index is not open yet, or could not be opened."""
 
 
-class DejaServer(LanguageServer):
+class DejaServer(AdaptedServer):
     def __init__(self) -> None:
         super().__init__("deja", __version__)
         self.options = ServerOptions()
@@ -172,23 +168,8 @@ class DejaServer(LanguageServer):
             lambda previous: build_view(history, uri, path, document.source, codec, previous),
         )
 
-    def _start_io_async(
-        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
-    ) -> None:
-        """pygls' stdio server, with stdin read by the event loop (`transport.read_messages`)."""
-        self._stop_event = stop = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        try:
-            asyncio.run(read_messages(self, stdin or sys.stdin.buffer, stop))
-        except BrokenPipeError:
-            logger.error("Connection to the client is lost! Shutting down the server.")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self.shutdown()
-
     def shutdown(self) -> None:
         """The transport closed: stop indexing too."""
         if self.live is not None:
             self.live.stop()
-        super().shutdown()  # type: ignore[no-untyped-call]
+        super().shutdown()

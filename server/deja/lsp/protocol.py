@@ -9,8 +9,8 @@ into "5"), and pygls' traceback for each InvalidParams answer a handler gave is 
 is the client's mistake, already logged in one line by `errors.as_rpc_error`.
 
 Custom requests' and notifications' `params` are kept as the plain JSON they came as (pygls
-would make a namedtuple class for each object in them), and messages go out encoded by
-`transport` rather than by pygls' cattrs-then-json."""
+would make a namedtuple class for each object in them). How messages go out, and every other
+use of pygls' internals, is `pygls_adapter`'s."""
 
 from __future__ import annotations
 
@@ -22,23 +22,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 from cattrs import BaseValidationError, Converter, transform_error
 from lsprotocol import types
-from lsprotocol.types import CANCEL_REQUEST
 from pygls.exceptions import (
     JsonRpcException,
-    JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
-    JsonRpcMethodNotFound,
     JsonRpcParseError,
 )
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
-    LanguageServerProtocol,
     default_converter,
 )
 
-from .transport import encoded, framed
+from .pygls_adapter import AdaptedProtocol
 
 if TYPE_CHECKING:
     from .context import DejaServer
@@ -92,7 +88,7 @@ def problem(error: Exception) -> str:
     return "; ".join(found)
 
 
-class DejaProtocol(LanguageServerProtocol):
+class DejaProtocol(AdaptedProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         # Responses and plain JSON objects (this hook sees every object): pygls' way.
         if "jsonrpc" not in data or "method" not in data or "error" in data:
@@ -111,61 +107,26 @@ class DejaProtocol(LanguageServerProtocol):
             message_type = JsonRPCRequestMessage if is_request else JsonRPCNotification
             data = {"params": None, **data}  # JSON-RPC lets a request leave `params` out
         try:
-            return self._converter.structure(data, message_type)
+            return self.converter.structure(data, message_type)
         except Exception as failure:
             detail = problem(failure) if isinstance(failure, BaseValidationError) else str(failure)
             error = JsonRpcInvalidParams(f"{method}: invalid parameters ({detail})")
             return Malformed(method, message_id, is_request, error)
 
-    def _send_data(self, data: Any) -> None:
-        if isinstance(data, types.ResponseErrorMessage) and data.id is None:
-            # JSON-RPC writes a null id (the request's could not be read); lsprotocol's
-            # converter would leave the member out.
-            error = self._converter.unstructure(data.error)
-            data = {"jsonrpc": data.jsonrpc, "id": None, "error": error}
-        body = encoded(data, self._serialize_message) if data and self.writer else None
-        if body is None:  # nothing to send, or what orjson cannot encode: pygls' way
-            super()._send_data(data)
-            return
-        assert self.writer is not None
-        try:
-            # stdio's and TCP's writers write at once (Deja serves no websocket).
-            self.writer.write(framed(body, self.CONTENT_TYPE, self.CHARSET))
-        except BrokenPipeError:
-            raise  # the client is gone: pygls ends the server
-        except Exception as error:
-            self._server._report_server_error(error, JsonRpcInternalError)
-
     def handle_message(self, message: Any) -> None:
         if not isinstance(message, Malformed):
             super().handle_message(message)
             return
-        cast("DejaServer", self._server).log(message.error.message, types.MessageType.Warning)
+        cast("DejaServer", self.server).log(message.error.message, types.MessageType.Warning)
         if message.is_request:
-            answer_to: Any = message.message_id  # None: JSON-RPC's null id
-            self._send_response(answer_to, error=message.error.to_response_error())
+            self.send_response(message.message_id, message.error.to_response_error())
 
     def answer_unparseable(self, error: Exception) -> None:
         """A frame whose body is not JSON: JSON-RPC's Parse error, to the null id (which
         request it was cannot be known), and one log line."""
         answer = JsonRpcParseError(f"a message that is not JSON was dropped ({error})")
-        cast("DejaServer", self._server).log(answer.message, types.MessageType.Warning)
-        self._send_response(None, error=answer.to_response_error())  # type: ignore[arg-type]
-
-    def _handle_notification(self, method_name: str, params: Any) -> None:
-        # A notification the server has no use for (eglot's `didSave` on every save, a
-        # `$/`-method) is ignored, as LSP says, without a warning on stderr each time.
-        try:
-            self._get_handler(method_name)
-        except JsonRpcMethodNotFound:
-            if method_name != CANCEL_REQUEST:
-                return
-        super()._handle_notification(method_name, params)
-
-    def _handle_cancel_notification(self, msg_id: Any) -> None:
-        # A cancel that crosses the answer is ordinary (LSP allows it): no warning for it.
-        if msg_id in self._request_futures:
-            super()._handle_cancel_notification(msg_id)
+        cast("DejaServer", self.server).log(answer.message, types.MessageType.Warning)
+        self.send_response(None, answer.to_response_error())
 
 
 def unparseable(error: Exception) -> bool:
