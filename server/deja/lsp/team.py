@@ -16,8 +16,8 @@ from deja import settings
 from deja.errors import DejaError
 from deja.index.pack import register
 from deja.index.schema import DB_NAME
+from deja.quantities import count
 from deja.query import SearchQuery
-from deja.units import count
 from deja.wire import team_hit_json
 
 from .params import Params

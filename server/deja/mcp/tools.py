@@ -9,12 +9,12 @@ what every request the agent sends carries, so they are kept short (a test measu
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.facts import event_facts, hit_facts
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.index import IndexBusy
 from deja.live_index import LiveIndex
@@ -22,6 +22,7 @@ from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, 
 from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
+from deja.time_format import day, minute
 from deja.wire import markdown_snippet
 
 from .standing import standing
@@ -55,14 +56,6 @@ def error_text(error: DejaError) -> str:
     return f"{error.message}." if isinstance(error, UnknownSession) else error.message
 
 
-def _day(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d")
-
-
-def _minute(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
-
-
 def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> str:
     """As many whole blocks as fit the answer's size, then a line saying how many did not."""
     body: list[str] = []
@@ -77,18 +70,10 @@ def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> st
 
 def hit_block(number: int, hit: Hit) -> list[str]:
     """`project · date · title · session id`, then where it matched, then the matching text."""
-    head = f"[{number}] {hit.project or '-'} · {_day(hit.time)} · {hit.title or 'Untitled'}"
-    facts = [f"turn {hit.turn}", hit.role]
-    if hit.exit_code is not None:
-        facts.append(f"exit {hit.exit_code}")
-    elif hit.status not in (None, "done"):
-        facts.append(str(hit.status))
+    head = f"[{number}] {hit.project or '-'} · {day(hit.time)} · {hit.title or 'Untitled'}"
+    facts = [f"turn {hit.turn}", *(fact.value for fact in hit_facts(hit))]
     if hit.file:
         facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
-    if hit.compacted:
-        facts.append("compacted: only Deja has it")
-    if hit.meaning_only:
-        facts.append("by meaning: no word of the query in it")
     snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
@@ -96,11 +81,10 @@ def hit_block(number: int, hit: Hit) -> list[str]:
 def event_block(number: int, event: FileEvent, now: str | None = None) -> list[str]:
     """When and in which session, the request behind the edit, where its lines stand `now`,
     and the lines it changed."""
-    status = f" ({event.status})" if event.status not in (None, "done") else ""
-    kept = " · compacted: only Deja has it" if event.compacted else ""
+    facts = " · ".join(fact.value for fact in event_facts(event))
     lines = [
-        f"[{number}] {_minute(event.time)} · {event.title or 'Untitled'} · {event.session_id}"
-        f" · turn {event.turn}{status}{kept}"
+        f"[{number}] {minute(event.time)} · {event.title or 'Untitled'} · {event.session_id}"
+        f" · turn {event.turn} · {facts}"
     ]
     if event.request:
         lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from deja.fix_text import files_blocks, files_nothing
+from deja.quantities import count
 from deja.query import History
-from deja.units import count
 from deja.wire import files_json
 
 from ..common import (

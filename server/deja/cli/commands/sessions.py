@@ -6,8 +6,8 @@ import argparse
 import sys
 import time
 
+from deja.quantities import count
 from deja.query import History, ScopeChoice
-from deja.units import count
 from deja.wire import session_json
 from deja.wire_share import lost_session_json
 
