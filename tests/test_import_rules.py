@@ -22,6 +22,7 @@ CORE = (
     "time_format",
     "quantities",
     "facts",
+    "operations",
     "recall",
     "render_markdown",
     "jsonlib",

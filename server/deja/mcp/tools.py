@@ -18,13 +18,21 @@ from deja.facts import event_facts, hit_facts
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.index import IndexBusy
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
+from deja.operations import (
+    FileHistoryRequest,
+    FixRequest,
+    RestoreRequest,
+    SearchRequest,
+    from_json,
+)
+from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
 from deja.time_format import day, minute
 from deja.wire import markdown_snippet
 
+from .definitions import FIELDS
 from .standing import standing
 from .topic import topic_first
 
@@ -99,28 +107,11 @@ def event_block(number: int, event: FileEvent, now: str | None = None) -> list[s
     return lines + changed
 
 
-def _limit(arguments: dict[str, Any], default: int) -> int:
-    value = arguments.get("limit", default)
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
-        raise ToolError("limit must be a whole number from 1 to 20")
-    return value
-
-
-def _text(arguments: dict[str, Any], key: str, *, required: bool) -> str:
-    value = arguments.get(key, "")
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ToolError(f"{key} must be a {'non-empty ' if required else ''}string")
-    return value.strip()
-
-
-def _since(arguments: dict[str, Any]) -> float | None:
-    value = _text(arguments, "since", required=False)
-    if not value:
-        return None
-    try:
-        return parse_since(value)
-    except QueryError as error:
-        raise ToolError(f"since: {error.message}") from None
+def _request(name: str, arguments: dict[str, Any], **defaults: Any) -> Any:
+    """The tool's typed request (`deja.operations`), read as its shipped schema says: only the
+    fields it declares, each checked as every door checks it."""
+    kind, fields = FIELDS[name]
+    return from_json(kind, arguments, fields=fields, defaults=defaults, moment=parse_since)
 
 
 class Recall:
@@ -190,16 +181,12 @@ class Recall:
             return error_text(error), True
 
     def search(self, arguments: dict[str, Any]) -> str:
-        text = _text(arguments, "query", required=True)
-        scope = arguments.get("scope", "workspace")
-        if scope not in ("workspace", "all", "team"):
-            raise ToolError('scope must be "workspace", "all" or "team"')
-        limit = _limit(arguments, 8)
-        since = _since(arguments)
-        if scope == "team":
+        request: SearchRequest = _request("deja_search", arguments, scope="workspace", limit=8)
+        text, limit, since = request.query.strip(), request.limit, request.since
+        if request.scope == "team":
             return self.team_search(text, limit, since)
         history, notes = self._history()
-        choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
+        choice = history.scope_for(all_workspaces=request.scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
         result = history.search(query, scope_notes=choice.notes)
         notes += result.notes
@@ -235,8 +222,8 @@ class Recall:
         )
 
     def file_history(self, arguments: dict[str, Any]) -> str:
-        path = _text(arguments, "path", required=True)
-        limit = _limit(arguments, 5)
+        request: FileHistoryRequest = _request("deja_file_history", arguments, limit=5)
+        path, limit = request.path.strip(), request.limit
         history, notes = self._history()
         events = history.file_history(path, cwd=self.cwd)
         edits = [event for event in events if event.role == "edit"][:limit]
@@ -253,7 +240,8 @@ class Recall:
 
     def fix(self, arguments: dict[str, Any]) -> str:
         """Every workspace: an error is seldom one project's own."""
-        error = _text(arguments, "error", required=True)[-MAX_ERROR_CHARS:]
+        request: FixRequest = _request("deja_fix", arguments)
+        error = request.error.strip()[-MAX_ERROR_CHARS:]
         history, notes = self._history()
         result = history.fix(error, Scope(), limit=8)
         return _fit(
@@ -264,7 +252,7 @@ class Recall:
         )
 
     def files(self, arguments: dict[str, Any]) -> str:
-        topic = _text(arguments, "topic", required=True)
+        topic = _request("deja_files", arguments).topic.strip()
         history, notes = self._history()
         choice = history.scope_for(cwd=self.cwd)
         result = history.files(topic, choice.scope, limit=15)
@@ -277,8 +265,9 @@ class Recall:
 
     def restore(self, arguments: dict[str, Any]) -> str:
         """`session` is an id (or 8+ characters of one) or "last" (the default)."""
-        session = _text(arguments, "session", required=False) or "last"
-        topic = _text(arguments, "topic", required=False) or None
+        request: RestoreRequest = _request("deja_restore", arguments)
+        session = (request.session or "").strip() or "last"
+        topic = (request.topic or "").strip() or None
         history, notes = self._history()
         if session == "last":
             result = history.restore("last", topic=topic, cwd=self.cwd)
