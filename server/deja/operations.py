@@ -237,7 +237,9 @@ def from_json(
     names = set(kind._fields if fields is None else fields)  # type: ignore[attr-defined]
     data = {**(defaults or {})}
     data.update({k: v for k, v in values.items() if k in names and v is not None})
-    if "since" in data and isinstance(data["since"], str) and moment is not None:
+    if "since" in data and moment is not None:  # JSON sends a moment as text
+        if not isinstance(data["since"], str):
+            raise RequestInvalid(f"since must be a string, not {data['since']!r}")
         text = data.pop("since").strip()
         try:
             data.update({"since": moment(text)} if text else {})

@@ -5,16 +5,19 @@ default form of JSON objects in messages of no LSP type, are turned back into pl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from deja.operations import from_json
 from deja.query import SEARCH_ROLES, QueryError
 from deja.query.since import parse_since
 
 from .errors import RequestError
 from .options import SCOPES
+
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
 def plain(value: Any) -> Any:
@@ -36,6 +39,15 @@ class Params:
         if not isinstance(value, dict):
             raise RequestError(f"{method} takes an object of parameters, not {value!r}")
         self.values: dict[str, Any] = value
+
+    def request(
+        self, kind: type[R], fields: tuple[str, ...], defaults: dict[str, Any], **given: Any
+    ) -> R:
+        """The operation's typed request (`deja.operations`): `fields` read from the params
+        and checked as every door checks them, `defaults` for the absent, `given` as read here."""
+        return from_json(
+            kind, self.values, fields=fields, defaults=defaults, moment=parse_since, **given
+        )
 
     def text(self, name: str) -> str | None:
         value = self.values.get(name)
