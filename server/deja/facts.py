@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:  # typing only: `deja search` loads no query types through here
     from deja.query import FileEvent, Hit
 
-MEANING_ONLY = "by meaning (no word of the query in it)"
+MEANING_ONLY = "by meaning (no word matched)"
 COMPACTED = "compacted"
 DELETED = "deleted"
 

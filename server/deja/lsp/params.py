@@ -10,8 +10,7 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from deja.operations import from_json
-from deja.query import SEARCH_ROLES, QueryError
+from deja.operations import RequestInvalid, from_json
 from deja.query.since import parse_since
 
 from .errors import RequestError
@@ -45,9 +44,12 @@ class Params:
     ) -> R:
         """The operation's typed request (`deja.operations`): `fields` read from the params
         and checked as every door checks them, `defaults` for the absent, `given` as read here."""
-        return from_json(
-            kind, self.values, fields=fields, defaults=defaults, moment=parse_since, **given
-        )
+        try:
+            return from_json(
+                kind, self.values, fields=fields, defaults=defaults, moment=parse_since, **given
+            )
+        except RequestInvalid as error:
+            raise RequestError(error.message) from None
 
     def text(self, name: str) -> str | None:
         value = self.values.get(name)
@@ -90,19 +92,6 @@ class Params:
 
     def scope(self) -> str | None:
         return self.choice("scope", SCOPES)
-
-    def role(self) -> str | None:
-        return self.choice("role", SEARCH_ROLES)
-
-    def since(self) -> float | None:
-        """`7d`, `12h`, `30m`, `2w` ago, or a date: only records written since then."""
-        value = self.text("since")
-        if value is None or not value.strip():
-            return None
-        try:
-            return parse_since(value)
-        except QueryError as error:
-            raise RequestError(f"since: {error.message}") from None
 
     def file(self) -> str | None:
         """A file URI or a path (absolute, or relative: matched as a path suffix)."""
