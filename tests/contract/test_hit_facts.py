@@ -11,7 +11,7 @@ from deja import render_markdown
 from deja.cli import render
 from deja.facts import event_facts, hit_facts
 from deja.mcp.tools import event_block, hit_block
-from deja.query import FileEvent, Hit
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START, FileEvent, Hit
 
 NOW = 1_800_000_000.0
 
@@ -25,7 +25,7 @@ def a_hit(**changes: object) -> Hit:
         turn=4,
         time=NOW - 3 * 86_400,
         role="command",
-        snippet="pytest \x01queue\x02 -x",
+        snippet=f"pytest {HIGHLIGHT_START}queue{HIGHLIGHT_END} -x",
         file="/w/shop/queue.py",
         exit_code=2,
         status="errored",
