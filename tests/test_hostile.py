@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deja.continue_store import SessionError, parse_session, read_store
+from deja.quantities import human_size
 from deja.query import History, SearchQuery
 from deja.settings import DEFAULT_MAX_SESSION_BYTES
-from deja.units import human_size
 from tests.storebuilder import session_doc, snapshot, user, write_session
 
 HOSTILE = Path(__file__).parent.parent / "fixtures" / "hostile-store"

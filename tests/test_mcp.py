@@ -342,7 +342,7 @@ def test_fix_answers_what_made_the_error_go_away(mcp: McpSession) -> None:
     none, error = mcp.call("deja_fix", {"error": "SegmentationFault in libfoo_render"})
     assert not error and "Nothing found: No past failure with this error" in none
     bad, error = mcp.call("deja_fix", {"error": ""})
-    assert error and bad == "error must be a non-empty string"
+    assert error and bad == "error is required"
 
 
 def test_files_answers_the_files_a_topic_touched(mcp: McpSession) -> None:
@@ -397,11 +397,17 @@ def test_restore_answers_with_the_transcript(mcp: McpSession) -> None:
 def test_bad_arguments_are_errors_the_agent_can_read(mcp: McpSession) -> None:
     # An error is the tool's own message, not recalled data: no frame around it.
     text, error = mcp.call("deja_search", {"query": " "})
-    assert error and text == "query must be a non-empty string"
+    assert error and text == "query is required"
     text, error = mcp.call("deja_search", {})
-    assert error and text == "query must be a non-empty string"
+    assert error and text == "query is required"
+    text, error = mcp.call("deja_search", {"query": 7})
+    assert error and text == "query must be a string, not 7"
     text, error = mcp.call("deja_file_history", {"path": "a.py", "limit": 0})
-    assert error and text == "limit must be a whole number from 1 to 20"
+    assert error and text == "limit must be a whole number from 1 to 500, not 0"
+    text, error = mcp.call("deja_search", {"query": "x", "scope": "everywhere"})
+    assert error and text == "scope must be one of workspace, all, team, not 'everywhere'"
+    text, error = mcp.call("deja_search", {"query": "x", "since": "soon"})
+    assert error and text.startswith("since: ")
     text, error = mcp.call("deja_search", {"query": "-only"})
     assert error and text and OPEN not in text and PREAMBLE not in text
     text, error = mcp.call("deja_nothing", {})

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from deja.quantities import count
 from deja.query.restore import RestoreError, expand
-from deja.units import count
 from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, session_doc, user, write_session
 

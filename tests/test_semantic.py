@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from deja import semantic, settings
+from deja.facts import MEANING_ONLY
 from deja.query import History, Scope, SearchQuery
 from deja.semantic import model
 from deja.semantic.vectors import EMBEDDED_ROLES
@@ -227,7 +228,7 @@ def test_the_cli_labels_hits_found_by_meaning(tmp_path: Path) -> None:
     shown = run_deja(env, "search", "caching credentials for login", "--all")
     assert shown.returncode == 0, shown.stderr
     first = shown.stdout.splitlines()[0]
-    assert "Token lookup" in first and "by meaning (no word matched)" in first
+    assert "Token lookup" in first and MEANING_ONLY in first
     data = json_envelope(
         run_deja(env, "search", "caching credentials for login", "--all", "--json"),
         "search",
@@ -247,9 +248,9 @@ def test_agents_and_the_editor_are_told_a_hit_came_by_meaning(tmp_path: Path) ->
     hit = history.search(SearchQuery("caching credentials for login", scope=Scope()))
     first = hit.hits[0]
     assert first.meaning_only
-    assert "by meaning: no word of the query in it" in "\n".join(hit_block(1, first))
+    assert MEANING_ONLY in "\n".join(hit_block(1, first))
     markdown = render_markdown.search("q", "all", [first], [])
-    assert "by meaning (no word matched)" in markdown
+    assert MEANING_ONLY in markdown
     history.close()
 
 

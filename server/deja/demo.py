@@ -11,8 +11,8 @@ from shlex import quote
 
 from deja.cli import render
 from deja.continue_store import resolve_root
+from deja.quantities import count
 from deja.query import History, Scope, SearchQuery
-from deja.units import count
 
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample-store"
 # The sample store's half-written file (`fixtures/make_sample_store.py`), there on purpose.

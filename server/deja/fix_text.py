@@ -3,20 +3,15 @@ CLI prints it, MCP fits whole blocks into its answer, the sidecar sends it as ma
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from deja.continue_store.tools import edit_verb
+from deja.quantities import count
 from deja.query import FilesResult, FixResult, FixStep, PastFailure, TouchedFile
 from deja.text import cut
-from deja.units import count
+from deja.time_format import day
 
 CALL_CHARS = 160
 ERROR_CHARS = 240
 MAX_SESSIONS = 5
-
-
-def _day(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d")
 
 
 def _outcome(step: FixStep) -> str:
@@ -36,7 +31,7 @@ def failure_block(number: int, failure: PastFailure) -> list[str]:
     code = f" (exit {failure.exit_code})" if failure.exit_code is not None else ""
     tries = f", failed {failure.attempts} times" if failure.attempts > 1 else ""
     lines = [
-        f"[{number}] {failure.project or '-'} · {_day(failure.time)} · "
+        f"[{number}] {failure.project or '-'} · {day(failure.time)} · "
         f"{failure.title or 'Untitled'} · {failure.session_id} · turn {failure.turn}",
         f"    failed: `{cut(failure.call, CALL_CHARS)}`{code}{tries}",
         f"    error: {cut(failure.error, ERROR_CHARS)}",
@@ -70,7 +65,7 @@ def file_block(number: int, touched: TouchedFile) -> list[str]:
     lines = [f"[{number}] {touched.relative} · {', '.join(did)} · {touched.workspace}"]
     for session in touched.sessions[:MAX_SESSIONS]:
         lines.append(
-            f"    {_day(session.last_active)} · {cut(session.title or 'Untitled', 80)}"
+            f"    {day(session.last_active)} · {cut(session.title or 'Untitled', 80)}"
             f" · {session.session_id} ({session.events}×)"
         )
     if len(touched.sessions) > MAX_SESSIONS:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from deja.continue_store.watch import TICK_S, StoreWatcher, session_id_of
 from deja.index import IndexBusy, PassReport, StoreRefusal
+from deja.quantities import count
 from deja.query import History
 from deja.settings import SettingError
-from deja.units import count
 
 # While the store is refused, a whole pass every this many ticks sees it come back (or accepted
 # empty by `deja index --accept-empty`) even when no session file changes.

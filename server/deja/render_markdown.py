@@ -11,6 +11,8 @@ import shlex
 import time
 
 from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
+from deja.facts import event_facts, hit_facts
+from deja.quantities import count, human_size
 from deja.query import (
     HIGHLIGHT_END,
     HIGHLIGHT_START,
@@ -23,8 +25,8 @@ from deja.query import (
 )
 from deja.query.fork import ForkCommand
 from deja.text import cut, one_line
-from deja.units import ago, count, human_size
-from deja.units import iso_time as iso
+from deja.time_format import ago, ago_and_iso
+from deja.time_format import iso_time as iso
 
 _INLINE = re.compile(r"([\\`*_\[\]<>|~])")
 # What starts a heading, quote, list or rule at the beginning of a line.
@@ -78,7 +80,7 @@ def diff_lines(hunks: list[tuple[str | None, str]], max_lines: int | None = None
 
 
 def when(timestamp: float, now: float | None = None) -> str:
-    return f"{ago(timestamp, now)} ({iso(timestamp)})"
+    return ago_and_iso(timestamp, now)
 
 
 def snippet(text: str) -> str:
@@ -89,10 +91,12 @@ def snippet(text: str) -> str:
     return "".join(out)
 
 
-def _what(event: FileEvent) -> str:
-    if event.role == "edit":
-        return edit_verb(event.tool, ran=not call_outcome(event.status))
-    return event.role
+def _event(event: FileEvent) -> tuple[str, str, bool]:
+    """What the event did, ` → errored` when the call did not simply run, and whether only Deja
+    still has it (`event_facts`, the words every door shows)."""
+    facts = {fact.label: fact.value for fact in event_facts(event)}
+    ended = f" → {facts['status']}" if "status" in facts else ""
+    return facts["what"], ended, "compacted" in facts
 
 
 def _status(status: str | None, role: str) -> str:
@@ -117,10 +121,11 @@ def repeats_title(request: str, title: str) -> bool:
 def edit_summary(event: FileEvent, hunk: int | None = None, now: float | None = None) -> str:
     """One past edit, as a hover shows it: session, when, the request behind it, the diff."""
     hunks = event.hunks if hunk is None else event.hunks[hunk : hunk + 1]
+    _, ended, compacted = _event(event)
     parts = [
         f"**{escape(event.title or 'Untitled session')}** · {ago(event.time, now)} · "
-        f"turn {event.turn}{_status(event.status, event.role)}"
-        + (" · compacted (only Deja still has it)" if event.compacted else ""),
+        f"turn {event.turn}{ended}"
+        + (" · compacted (only Deja still has it)" if compacted else ""),
     ]
     if event.request and not repeats_title(event.request, event.title):
         parts.append(f"> {escape(cut(event.request, QUOTE_CHARS))}")
@@ -210,13 +215,13 @@ def file_history(path: str, events: list[FileEvent], now: float | None = None) -
         f"session{'s' if len(sessions) > 1 else ''}, newest first."
     )
     for event in events:
+        what, ended, compacted = _event(event)
         lines += [
             "",
-            f"## {_what(event).capitalize()} {when(event.time, now)}"
-            + _status(event.status, event.role),
+            f"## {what.capitalize()} {when(event.time, now)}{ended}",
             "",
             f"{escape(event.title or 'Untitled session')} · {code(event.session_id)} · "
-            f"turn {event.turn}" + (" · compacted" if event.compacted else ""),
+            f"turn {event.turn}" + (" · compacted" if compacted else ""),
         ]
         if event.path != path:
             lines += ["", f"As {code(event.path)}"]
@@ -236,20 +241,13 @@ def search(
     if not hits:
         lines += ["", "Nothing found."]
     for hit in hits:
-        facts = [hit.role, f"turn {hit.turn}", ago(hit.time, now)]
-        if hit.exit_code is not None:
-            facts.append(f"exit {hit.exit_code}")
-        if hit.compacted:
-            facts.append("compacted")
-        if hit.deleted:
-            facts.append("deleted")
-        if hit.meaning_only:
-            facts.append("by meaning (no word matched)")
+        facts = [f"turn {hit.turn}", ago(hit.time, now), *(fact.value for fact in hit_facts(hit))]
         lines += [
             "",
             f"## {escape(hit.title or 'Untitled session')}",
             "",
-            f"{code(hit.session_id)} · {escape(hit.project or '-')} · {' · '.join(facts)}",
+            f"{code(hit.session_id)} · {escape(hit.project or '-')} · "
+            + " · ".join(escape(fact) for fact in facts),
         ]
         if hit.file:
             lines += ["", code(hit.file)]

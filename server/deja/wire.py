@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
-from deja.units import iso_time
+from deja.time_format import iso_time
 
 if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
     from deja.doctor import Check

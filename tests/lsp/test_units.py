@@ -30,6 +30,7 @@ from deja.lsp.options import ServerOptions, parse_options
 from deja.lsp.params import Params, command_params, plain
 from deja.lsp.requests import file_history_result, search_result, session_result
 from deja.lsp.views import file_view_name, write_view
+from deja.operations import SearchRequest
 from deja.query import History, LineRange, Scope, SearchQuery
 from deja.query.fork import fork_command
 from deja.wire import hit_json
@@ -115,7 +116,16 @@ def test_params_come_back_from_namedtuples() -> None:
     [
         ({}, lambda p: p.required_text("query"), "query is required"),
         ({"query": 3}, lambda p: p.required_text("query"), "query must be a string"),
-        ({"role": "wizard"}, lambda p: p.role(), "role must be one of"),
+        (
+            {"query": "q", "role": "wizard"},
+            lambda p: p.request(SearchRequest, ("query", "role"), {}),
+            "role must be one of user, assistant",
+        ),
+        (
+            {"query": "q", "since": "soon"},
+            lambda p: p.request(SearchRequest, ("query", "since"), {}),
+            "^since: ",
+        ),
         ({"scope": "mine"}, lambda p: p.scope(), "scope must be one of workspace, all"),
         ({"limit": 0}, lambda p: p.integer("limit", 20, low=1), "limit must be a whole number"),
         ({"limit": True}, lambda p: p.integer("limit", 20), "limit must be a whole number"),

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
+from deja.facts import Fact, event_facts, hit_facts
+from deja.quantities import count, human_size
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
-from deja.units import ago, count, human_size
+from deja.time_format import ago, since_bound
 from deja.wire import iso
 
 if TYPE_CHECKING:
@@ -49,22 +50,20 @@ def short_id(session_id: str) -> str:
     return session_id[:8]
 
 
+def _styled(fact: Fact, style: Style) -> str:
+    """A fact as the terminal shows it: a failing exit in red, what only Deja holds in cyan."""
+    if fact.label == "exit" and fact.value != "exit 0":
+        return style.red(fact.value)
+    if fact.label in ("compacted", "meaning"):
+        return style.cyan(fact.value)
+    return fact.value
+
+
 def hit_lines(hit: Hit, style: Style, now: float) -> list[str]:
-    facts = [hit.role]
-    if hit.exit_code is not None:
-        facts.append(style.red(f"exit {hit.exit_code}") if hit.exit_code else "exit 0")
-    if hit.status and hit.status != "done":
-        facts.append(hit.status)
-    if hit.compacted:
-        facts.append(style.cyan("compacted"))
-    if hit.deleted:
-        facts.append("deleted")
-    if hit.meaning_only:
-        facts.append(style.cyan("by meaning (no word matched)"))
     head = (
         f"{style.bold(hit.title)} {style.dim(short_id(hit.session_id))} "
         f"{style.dim(f'#{hit.turn}')} · {hit.project or '-'} · {ago(hit.time, now)} · "
-        + " ".join(facts)
+        + " ".join(_styled(fact, style) for fact in hit_facts(hit))
     )
     lines = [head]
     if hit.file:
@@ -90,9 +89,7 @@ def nothing_found(
     """`nothing found for 'x' in <scope> (role: …, file: …, since: …)`: every filter named."""
     named = [f"{name}: {value}" for name, value in filters.items() if value]
     if since is not None:
-        moment = datetime.fromtimestamp(since, UTC)
-        midnight = moment == moment.replace(hour=0, minute=0, second=0, microsecond=0)
-        named.append(f"since: {moment:{'%Y-%m-%d' if midnight else '%Y-%m-%d %H:%M UTC'}}")
+        named.append(f"since: {since_bound(since)}")
     return f"nothing found for {text!r} in {scope}" + (f" ({', '.join(named)})" if named else "")
 
 
@@ -216,15 +213,12 @@ def show_lines(view: SessionView, style: Style, *, full: bool = False) -> list[s
 
 def event_lines(event: FileEvent, style: Style, now: float) -> list[str]:
     # A call that did not run is named as `show` names it: `edit path → refused`, not "edited".
-    from deja.continue_store.tools import call_outcome, edit_verb
-
-    outcome = call_outcome(event.status) if event.status is not None else None
-    what = edit_verb(event.tool, ran=not outcome) if event.role == "edit" else event.role
-    status = f" → {outcome}" if outcome else ""
-    compacted = style.cyan(" compacted") if event.compacted else ""
+    facts = {fact.label: fact.value for fact in event_facts(event)}
+    status = f" → {facts['status']}" if "status" in facts else ""
+    compacted = style.cyan(f" {facts['compacted']}") if "compacted" in facts else ""
     lines = [
         f"{style.bold(event.title)} {style.dim(short_id(event.session_id))} "
-        f"#{event.turn} · {ago(event.time, now)} · {what} {event.path}{status}{compacted}"
+        f"#{event.turn} · {ago(event.time, now)} · {facts['what']} {event.path}{status}{compacted}"
     ]
     if event.request:
         lines.append(f"    asked: {' '.join(event.request.split())[:120]}")

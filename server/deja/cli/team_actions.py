@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 
 from deja.index.exclude import load_exclude_list
+from deja.quantities import count as plural
 from deja.query import History
 from deja.team import grants
 from deja.team.config import TeamConfig, TeamError, check_dsn, config_path, load_config, save_config
@@ -15,7 +16,6 @@ from deja.team.connection import opened
 from deja.team.local import is_shared, shared_sessions
 from deja.team.migrations import migrate
 from deja.team.push import push
-from deja.units import count as plural
 
 from .common import emit, implicit_pass, opened_history
 

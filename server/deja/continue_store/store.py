@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from deja import settings
-from deja.units import human_size
+from deja.quantities import human_size
 
 from .parse import SessionError, decode_json, is_safe_file_id, parse_session
 from .records import Diagnostic, ListEntry, Session

@@ -15,8 +15,8 @@ from deja.index import PassReport
 from deja.index.exclude import load_exclude_list
 from deja.index.faults import IndexDamaged, IndexUnwritable
 from deja.index.schema import schema_version
+from deja.quantities import count, human_size
 from deja.query import History
-from deja.units import count, human_size
 from deja.wire import iso
 
 from .checks import Check, failed, passed

@@ -26,7 +26,7 @@ def export_session(view: SessionView, form: Format, now: float | None = None) ->
         return render_markdown.session(view, stamp)
     if form == "json":
         from deja import jsonlib
-        from deja.units import iso_time
+        from deja.time_format import iso_time
         from deja.wire import record_json, session_json
 
         document = {

@@ -11,7 +11,8 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from deja.continue_store.tools import call_outcome, edit_verb
-from deja.units import human_size, iso_time
+from deja.quantities import human_size
+from deja.time_format import iso_time
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

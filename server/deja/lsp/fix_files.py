@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
+from deja.operations import FilesRequest, FixRequest
 from deja.query import History, Scope, ScopeChoice
 from deja.wire import files_json, fix_json
 
@@ -33,9 +34,8 @@ def _joined(blocks: list[list[str]]) -> list[str]:
 def fix_result(history: History, params: Params) -> dict[str, Any]:
     """Every workspace: an error is seldom one project's own. `markdown` is the answer as the
     CLI prints it; the extension shows it as it is."""
-    error = params.required_text("error")[-ERROR_CHARS:]
-    limit = params.integer("limit", 5, low=1, high=50)
-    result = history.fix(error, Scope(), limit=limit)
+    request = params.request(FixRequest, ("error", "limit"), {})
+    result = history.fix(request.error[-ERROR_CHARS:], Scope(), limit=request.limit)
     if result.failures:
         lines = [f"error signature: {result.error}", "", *_joined(fix_blocks(result))]
     else:
@@ -44,8 +44,8 @@ def fix_result(history: History, params: Params) -> dict[str, Any]:
 
 
 def files_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:
-    topic = params.required_text("topic")
-    result = history.files(topic, choice.scope, limit=params.integer("limit", 20, low=1, high=200))
+    request = params.request(FilesRequest, ("topic", "scope", "limit"), {})
+    result = history.files(request.topic, choice.scope, limit=request.limit)
     lines = _joined(files_blocks(result)) or [files_nothing(result, choice.scope.label)]
     return {
         **files_json(result),

@@ -14,7 +14,7 @@ from lsprotocol import types
 from deja import render_markdown
 from deja.continue_store.tools import call_outcome
 from deja.text import cut, one_line
-from deja.units import ago
+from deja.time_format import ago
 
 from .commands import FORK_SESSION, SHOW_FILE_HISTORY, SHOW_SESSION
 from .context import DejaServer, IndexNotOpen

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from deja.units import ago
+from deja.time_format import ago
 
 from .commands import SHOW_FILE_HISTORY, SHOW_SESSION
 from .context import DejaServer, IndexNotOpen

@@ -5,16 +5,18 @@ default form of JSON objects in messages of no LSP type, are turned back into pl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from deja.query import SEARCH_ROLES, QueryError
+from deja.operations import RequestInvalid, from_json
 from deja.query.since import parse_since
 
 from .errors import RequestError
 from .options import SCOPES
+
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
 def plain(value: Any) -> Any:
@@ -36,6 +38,18 @@ class Params:
         if not isinstance(value, dict):
             raise RequestError(f"{method} takes an object of parameters, not {value!r}")
         self.values: dict[str, Any] = value
+
+    def request(
+        self, kind: type[R], fields: tuple[str, ...], defaults: dict[str, Any], **given: Any
+    ) -> R:
+        """The operation's typed request (`deja.operations`): `fields` read from the params
+        and checked as every door checks them, `defaults` for the absent, `given` as read here."""
+        try:
+            return from_json(
+                kind, self.values, fields=fields, defaults=defaults, moment=parse_since, **given
+            )
+        except RequestInvalid as error:
+            raise RequestError(error.message) from None
 
     def text(self, name: str) -> str | None:
         value = self.values.get(name)
@@ -78,19 +92,6 @@ class Params:
 
     def scope(self) -> str | None:
         return self.choice("scope", SCOPES)
-
-    def role(self) -> str | None:
-        return self.choice("role", SEARCH_ROLES)
-
-    def since(self) -> float | None:
-        """`7d`, `12h`, `30m`, `2w` ago, or a date: only records written since then."""
-        value = self.text("since")
-        if value is None or not value.strip():
-            return None
-        try:
-            return parse_since(value)
-        except QueryError as error:
-            raise RequestError(f"since: {error.message}") from None
 
     def file(self) -> str | None:
         """A file URI or a path (absolute, or relative: matched as a path suffix)."""

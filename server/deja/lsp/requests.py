@@ -9,6 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from deja import render_markdown
+from deja.operations import SearchRequest, SessionsRequest
 from deja.query import History, Hit, ScopeChoice, SearchQuery, SessionView
 from deja.wire import hit_json, placed_event_json, session_json, turns_json
 
@@ -23,7 +24,9 @@ SESSIONS = "deja/sessions"
 SESSION = "deja/session"
 FILE_HISTORY = "deja/fileHistory"
 FORK_COMMAND = "deja/forkCommand"
-MAX_PAGE = 500
+# What `deja/search` and `deja/sessions` read of their requests (`count` is read as `count_all`).
+SEARCH_FIELDS = ("query", "scope", "role", "since", "limit", "offset", "project")
+SESSIONS_FIELDS = ("scope", "limit", "offset")
 
 
 @dataclass(slots=True)
@@ -35,19 +38,30 @@ class Found:
     total: int | None
 
 
+def search_request(params: Params, default_limit: int = 20) -> SearchRequest:
+    # Counting every hit costs a second query over a full page: only when asked.
+    return params.request(
+        SearchRequest,
+        SEARCH_FIELDS,
+        {"limit": default_limit},
+        file=params.file(),
+        count_all=params.flag("count"),
+    )
+
+
 def run_search(
     history: History, params: Params, choice: ScopeChoice, default_limit: int = 20
 ) -> Found:
+    request = search_request(params, default_limit)
     query = SearchQuery(
-        text=params.required_text("query"),
+        text=request.query,
         scope=choice.scope,
-        role=params.role(),
-        file=params.file(),
-        since=params.since(),
-        limit=params.integer("limit", default_limit, low=1, high=MAX_PAGE),
-        offset=params.integer("offset", 0, high=1_000_000),
-        # Counting every hit costs a second query over a full page: only when asked.
-        count_all=params.flag("count"),
+        role=request.role,
+        file=request.file,
+        since=request.since,
+        limit=request.limit,
+        offset=request.offset,
+        count_all=request.count_all,
     )
     result = history.search(query, scope_notes=choice.notes)
     total = result.total if query.count_all else None
@@ -67,11 +81,8 @@ def search_result(history: History, params: Params, choice: ScopeChoice) -> dict
 
 
 def sessions_result(history: History, params: Params, choice: ScopeChoice) -> dict[str, Any]:
-    summaries = history.sessions(
-        choice.scope,
-        params.integer("limit", 50, low=1, high=MAX_PAGE),
-        params.integer("offset", 0, high=1_000_000),
-    )
+    request = params.request(SessionsRequest, SESSIONS_FIELDS, {})
+    summaries = history.sessions(choice.scope, request.limit, request.offset)
     return {
         "scope": choice.scope.label,
         "notes": choice.notes,
@@ -129,7 +140,7 @@ def register(server: DejaServer) -> None:
     async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SEARCH, params)
         if parsed.text("scope") == "team":
-            return await team_search_result(parsed)
+            return await team_search_result(search_request(parsed))
         history = await ls.history()
         return search_result(history, parsed, ls.scope(history, parsed.scope()))
 

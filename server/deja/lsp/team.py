@@ -16,14 +16,10 @@ from deja import settings
 from deja.errors import DejaError
 from deja.index.pack import register
 from deja.index.schema import DB_NAME
+from deja.operations import SearchRequest
+from deja.quantities import count
 from deja.query import SearchQuery
-from deja.units import count
 from deja.wire import team_hit_json
-
-from .params import Params
-
-MAX_PAGE = 500
-
 
 TEAM_STATUS = "deja/teamStatus"
 
@@ -51,16 +47,16 @@ def team_status_result() -> dict[str, Any]:
     return {"configured": True, "name": config.name or None, "reason": None}
 
 
-async def team_search_result(params: Params) -> dict[str, Any]:
+async def team_search_result(request: SearchRequest) -> dict[str, Any]:
     query = SearchQuery(
-        text=params.required_text("query"),
-        role=params.role(),
-        limit=params.integer("limit", 20, low=1, high=MAX_PAGE),
-        offset=params.integer("offset", 0, high=1_000_000),
-        since=params.since(),
-        count_all=params.flag("count"),
+        text=request.query,
+        role=request.role,
+        limit=request.limit,
+        offset=request.offset,
+        since=request.since,
+        count_all=request.count_all,
     )
-    hits, total = await asyncio.to_thread(_search, query, params.text("project"))
+    hits, total = await asyncio.to_thread(_search, query, request.project)
     return {
         "query": query.text,
         "scope": "team",

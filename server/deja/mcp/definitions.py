@@ -1,10 +1,21 @@
 """The MCP tools' definitions: what `tools/list` sends. Kept apart from the answers (`tools.py`)
 and from the SDK, so `deja mcp` can answer `initialize` and `tools/list` before either loads
-(`front.py`)."""
+(`front.py`).
+
+Each tool's `inputSchema` is generated from its request type (`deja.operations`)."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+from deja.operations import (
+    FileHistoryRequest,
+    FilesRequest,
+    FixRequest,
+    RestoreRequest,
+    SearchRequest,
+    json_schema,
+)
 
 
 class ToolSpec(NamedTuple):
@@ -13,53 +24,29 @@ class ToolSpec(NamedTuple):
     input_schema: dict[str, Any]
 
 
-TOOLS = (
-    ToolSpec(
-        "deja_search",
-        "Search past Continue sessions (requests, replies, commands, edits) for earlier work: "
-        "did we solve this before, what was decided, which command fixed an error.",
-        {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": 'words, "a phrase", prefix*, -not'},
-                "scope": {"type": "string", "enum": ["workspace", "all", "team"]},
-                "since": {"type": "string", "description": "30m, 12h, 7d, 2w or 2026-11-01"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-            },
-            "required": ["query"],
-        },
-    ),
-    ToolSpec(
-        "deja_file_history",
-        "Past edits to a file in Continue sessions: when, the request behind each, what changed.",
-        {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20},
-            },
-            "required": ["path"],
-        },
-    ),
-    ToolSpec(
-        "deja_restore",
-        "Context of a past session, including turns Continue's compaction removed. session: an "
-        'id from deja_search or "last"; topic: show the turns about it in full.',
-        {
-            "type": "object",
-            "properties": {"session": {"type": "string"}, "topic": {"type": "string"}},
-        },
-    ),
-    ToolSpec(
-        "deja_fix",
-        "What fixed this error in past sessions.",
-        {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]},
-    ),
-    ToolSpec(
-        "deja_files",
-        "Files past sessions on a topic touched.",
-        {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]},
-    ),
+# What each tool reads of its request: the schema and the converter (`tools.py`) both use these.
+FIELDS: dict[str, tuple[type, tuple[str, ...]]] = {
+    "deja_search": (SearchRequest, ("query", "scope", "since", "limit")),
+    "deja_file_history": (FileHistoryRequest, ("path", "limit")),
+    "deja_restore": (RestoreRequest, ("session", "topic")),
+    "deja_fix": (FixRequest, ("error",)),
+    "deja_files": (FilesRequest, ("topic",)),
+}
+DESCRIPTIONS = {
+    "deja_search": "Search past Continue sessions (requests, replies, commands, edits) for earlier "
+    "work: did we solve this before, what was decided, which command fixed an error.",
+    "deja_file_history": "Past edits to a file in Continue sessions: when, the request behind "
+    "each, what changed.",
+    "deja_restore": "Context of a past session, including turns Continue's compaction removed. "
+    'session: an id from deja_search or "last"; topic: show the turns about it in full.',
+    "deja_fix": "What fixed this error in past sessions.",
+    "deja_files": "Files past sessions on a topic touched.",
+}
+# The schemas are generated from the request types, so what a tool is said to take is what it
+# takes.
+TOOLS = tuple(
+    ToolSpec(name, DESCRIPTIONS[name], json_schema(kind, fields))
+    for name, (kind, fields) in FIELDS.items()
 )
 
 

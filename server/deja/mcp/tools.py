@@ -9,21 +9,30 @@ what every request the agent sends carries, so they are kept short (a test measu
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
+from deja.facts import event_facts, hit_facts
 from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.index import IndexBusy
 from deja.live_index import LiveIndex
-from deja.query import FileEvent, History, Hit, QueryError, Scope, SearchQuery, UnknownSession
+from deja.operations import (
+    FileHistoryRequest,
+    FixRequest,
+    RestoreRequest,
+    SearchRequest,
+    from_json,
+)
+from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
 from deja.recall import frame, nothing_found
 from deja.text import cut
+from deja.time_format import day, minute
 from deja.wire import markdown_snippet
 
+from .definitions import FIELDS
 from .standing import standing
 from .topic import topic_first
 
@@ -55,14 +64,6 @@ def error_text(error: DejaError) -> str:
     return f"{error.message}." if isinstance(error, UnknownSession) else error.message
 
 
-def _day(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d")
-
-
-def _minute(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
-
-
 def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> str:
     """As many whole blocks as fit the answer's size, then a line saying how many did not."""
     body: list[str] = []
@@ -77,18 +78,10 @@ def _fit(blocks: list[list[str]], notes: list[str], empty: str, more: str) -> st
 
 def hit_block(number: int, hit: Hit) -> list[str]:
     """`project · date · title · session id`, then where it matched, then the matching text."""
-    head = f"[{number}] {hit.project or '-'} · {_day(hit.time)} · {hit.title or 'Untitled'}"
-    facts = [f"turn {hit.turn}", hit.role]
-    if hit.exit_code is not None:
-        facts.append(f"exit {hit.exit_code}")
-    elif hit.status not in (None, "done"):
-        facts.append(str(hit.status))
+    head = f"[{number}] {hit.project or '-'} · {day(hit.time)} · {hit.title or 'Untitled'}"
+    facts = [f"turn {hit.turn}", *(fact.value for fact in hit_facts(hit))]
     if hit.file:
         facts.append(f"file {relative_to_workspace(hit.file, hit.workspace)}")
-    if hit.compacted:
-        facts.append("compacted: only Deja has it")
-    if hit.meaning_only:
-        facts.append("by meaning: no word of the query in it")
     snippet = markdown_snippet(cut(hit.snippet, SNIPPET_CHARS))
     return [f"{head} · {hit.session_id}", f"    {' · '.join(facts)}", f"    {snippet}"]
 
@@ -96,11 +89,10 @@ def hit_block(number: int, hit: Hit) -> list[str]:
 def event_block(number: int, event: FileEvent, now: str | None = None) -> list[str]:
     """When and in which session, the request behind the edit, where its lines stand `now`,
     and the lines it changed."""
-    status = f" ({event.status})" if event.status not in (None, "done") else ""
-    kept = " · compacted: only Deja has it" if event.compacted else ""
+    facts = " · ".join(fact.value for fact in event_facts(event))
     lines = [
-        f"[{number}] {_minute(event.time)} · {event.title or 'Untitled'} · {event.session_id}"
-        f" · turn {event.turn}{status}{kept}"
+        f"[{number}] {minute(event.time)} · {event.title or 'Untitled'} · {event.session_id}"
+        f" · turn {event.turn} · {facts}"
     ]
     if event.request:
         lines.append(f"    asked: {cut(event.request, REQUEST_CHARS)}")
@@ -115,28 +107,11 @@ def event_block(number: int, event: FileEvent, now: str | None = None) -> list[s
     return lines + changed
 
 
-def _limit(arguments: dict[str, Any], default: int) -> int:
-    value = arguments.get("limit", default)
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 20:
-        raise ToolError("limit must be a whole number from 1 to 20")
-    return value
-
-
-def _text(arguments: dict[str, Any], key: str, *, required: bool) -> str:
-    value = arguments.get(key, "")
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ToolError(f"{key} must be a {'non-empty ' if required else ''}string")
-    return value.strip()
-
-
-def _since(arguments: dict[str, Any]) -> float | None:
-    value = _text(arguments, "since", required=False)
-    if not value:
-        return None
-    try:
-        return parse_since(value)
-    except QueryError as error:
-        raise ToolError(f"since: {error.message}") from None
+def _request(name: str, arguments: dict[str, Any], **defaults: Any) -> Any:
+    """The tool's typed request (`deja.operations`), read as its shipped schema says: only the
+    fields it declares, each checked as every door checks it."""
+    kind, fields = FIELDS[name]
+    return from_json(kind, arguments, fields=fields, defaults=defaults, moment=parse_since)
 
 
 class Recall:
@@ -206,16 +181,12 @@ class Recall:
             return error_text(error), True
 
     def search(self, arguments: dict[str, Any]) -> str:
-        text = _text(arguments, "query", required=True)
-        scope = arguments.get("scope", "workspace")
-        if scope not in ("workspace", "all", "team"):
-            raise ToolError('scope must be "workspace", "all" or "team"')
-        limit = _limit(arguments, 8)
-        since = _since(arguments)
-        if scope == "team":
+        request: SearchRequest = _request("deja_search", arguments, scope="workspace", limit=8)
+        text, limit, since = request.query.strip(), request.limit, request.since
+        if request.scope == "team":
             return self.team_search(text, limit, since)
         history, notes = self._history()
-        choice = history.scope_for(all_workspaces=scope == "all", cwd=self.cwd)
+        choice = history.scope_for(all_workspaces=request.scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
         result = history.search(query, scope_notes=choice.notes)
         notes += result.notes
@@ -251,8 +222,8 @@ class Recall:
         )
 
     def file_history(self, arguments: dict[str, Any]) -> str:
-        path = _text(arguments, "path", required=True)
-        limit = _limit(arguments, 5)
+        request: FileHistoryRequest = _request("deja_file_history", arguments, limit=5)
+        path, limit = request.path.strip(), request.limit
         history, notes = self._history()
         events = history.file_history(path, cwd=self.cwd)
         edits = [event for event in events if event.role == "edit"][:limit]
@@ -269,7 +240,8 @@ class Recall:
 
     def fix(self, arguments: dict[str, Any]) -> str:
         """Every workspace: an error is seldom one project's own."""
-        error = _text(arguments, "error", required=True)[-MAX_ERROR_CHARS:]
+        request: FixRequest = _request("deja_fix", arguments)
+        error = request.error.strip()[-MAX_ERROR_CHARS:]
         history, notes = self._history()
         result = history.fix(error, Scope(), limit=8)
         return _fit(
@@ -280,7 +252,7 @@ class Recall:
         )
 
     def files(self, arguments: dict[str, Any]) -> str:
-        topic = _text(arguments, "topic", required=True)
+        topic = _request("deja_files", arguments).topic.strip()
         history, notes = self._history()
         choice = history.scope_for(cwd=self.cwd)
         result = history.files(topic, choice.scope, limit=15)
@@ -293,8 +265,9 @@ class Recall:
 
     def restore(self, arguments: dict[str, Any]) -> str:
         """`session` is an id (or 8+ characters of one) or "last" (the default)."""
-        session = _text(arguments, "session", required=False) or "last"
-        topic = _text(arguments, "topic", required=False) or None
+        request: RestoreRequest = _request("deja_restore", arguments)
+        session = (request.session or "").strip() or "last"
+        topic = (request.topic or "").strip() or None
         history, notes = self._history()
         if session == "last":
             result = history.restore("last", topic=topic, cwd=self.cwd)

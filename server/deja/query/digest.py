@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from deja.continue_store.redact import redact
 from deja.continue_store.workspace import relative_to_workspace
 from deja.text import cut
+from deja.time_format import minute_utc
 
 from .sessions import SessionSummary, SessionView, TurnRecord, fork_line
 
@@ -140,10 +140,6 @@ def _last(records: list[TurnRecord], role: str) -> TurnRecord | None:
     return next((r for r in reversed(records) if r.role == role and r.text.strip()), None)
 
 
-def _date(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def _sections(view: SessionView, limits: dict[str, int]) -> list[str]:
     session = view.session
     records = view.records
@@ -152,7 +148,7 @@ def _sections(view: SessionView, limits: dict[str, int]) -> list[str]:
         HEADER,
         f"Session: {cut(session.title or 'Untitled session', 120)} ({session.id})",
         f"Workspace: {workspace or 'none recorded'}",
-        f"When: {_date(session.started)} to {_date(session.last_active)}",
+        f"When: {minute_utc(session.started)} to {minute_utc(session.last_active)}",
     ]
     lines += _fork_lines(session, records, limits)
     summary = _last(records, "summary")

@@ -12,7 +12,7 @@ from rich.text import Text
 from deja.continue_store.tools import TOOL_ROLES, call_outcome
 from deja.query import Hit, SessionSummary, fork_line
 from deja.text import one_line
-from deja.units import ago
+from deja.time_format import ago
 from deja.wire import snippet_highlights
 
 _FLAT = str.maketrans("\n\r\t", "   ")

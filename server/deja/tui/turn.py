@@ -12,7 +12,7 @@ from deja.continue_store.tools import call_outcome
 from deja.query import TurnRecord
 from deja.query.session_page import PageRecord, PageTurn
 from deja.text import cut
-from deja.units import iso_time
+from deja.time_format import iso_time
 
 KEPT_BY_DEJA = "kept by Deja: compacted away, no longer in Continue's store"
 

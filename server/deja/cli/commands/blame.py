@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from deja.operations import FileHistoryRequest, from_options
 from deja.query import FileEvent, History, check_line
 from deja.wire import event_json, line_owner_json
 
@@ -28,6 +29,7 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from_options(FileHistoryRequest, args)  # the bounds every door keeps
     if args.team:
         from deja.team.config import require_driver
 

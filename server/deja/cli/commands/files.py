@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from deja.fix_text import files_blocks, files_nothing
+from deja.operations import FilesRequest, from_options
+from deja.quantities import count
 from deja.query import History
-from deja.units import count
 from deja.wire import files_json
 
 from ..common import (
@@ -28,6 +29,7 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from_options(FilesRequest, args, topic=" ".join(args.topic))  # the bounds every door keeps
     with opened_history() as history:
         return _answer(args, history)
 

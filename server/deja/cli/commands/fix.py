@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from deja.fix_text import fix_blocks, fix_nothing
+from deja.operations import FixRequest, from_options
 from deja.query import History
 from deja.wire import fix_json
 
@@ -47,6 +48,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     text = _error_text(args.error)
     if not text.strip():
         raise CliError("give the error text (or - to read it from stdin)")
+    from_options(FixRequest, args, error=text)  # the bounds every door keeps
     # Errors are rarely one project's own: every workspace unless one is named.
     choice = history.scope_for(all_workspaces=not args.workspace, workspace=args.workspace)
     result = history.fix(text, choice.scope, limit=args.limit)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from deja.quantities import count
 from deja.query import History, SessionSummary
-from deja.units import ago, count
+from deja.time_format import ago
 from deja.wire import iso, session_json, tombstone_json
 
 from .. import render

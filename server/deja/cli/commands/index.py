@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from deja.units import count
+from deja.quantities import count
 
 from ..common import AddCommand, CliError, emit, ensure_store, opened_history, run_pass
 

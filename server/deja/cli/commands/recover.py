@@ -7,8 +7,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from deja.quantities import count
 from deja.query import History
-from deja.units import count
 from deja.wire_share import recover_json
 
 from ..common import AddCommand, emit, implicit_pass, opened_history

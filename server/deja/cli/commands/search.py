@@ -6,6 +6,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from deja.operations import SearchRequest, from_options
 from deja.query import SEARCH_ROLES, History, SearchQuery
 from deja.wire import hit_json
 
@@ -47,6 +48,7 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    request = from_options(SearchRequest, args, query=" ".join(args.query))
     if args.team:
         from deja.team.config import require_driver
 
@@ -55,23 +57,23 @@ def run(args: argparse.Namespace) -> int:
 
         return team_search.search(args)
     with opened_history() as history:
-        return _answer(args, history)
+        return _answer(args, request, history)
 
 
-def _answer(args: argparse.Namespace, history: History) -> int:
+def _answer(args: argparse.Namespace, request: SearchRequest, history: History) -> int:
     ensure_store(history)
     implicit_pass(history)
     choice = history.scope_for(all_workspaces=args.all, workspace=args.workspace)
-    session = history.resolve_session(args.session) if args.session else None
+    session = history.resolve_session(request.session) if request.session else None
     query = SearchQuery(
-        text=" ".join(args.query),
+        text=request.query,
         scope=choice.scope,
-        role=args.role,
-        file=args.file,
+        role=request.role,
+        file=request.file,
         session=session,
-        since=args.since,
-        limit=args.limit,
-        offset=args.offset,
+        since=request.since,
+        limit=request.limit,
+        offset=request.offset,
     )
     result = history.search(query, scope_notes=choice.notes)
     style = render.Style(sys.stdout)
@@ -80,11 +82,11 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     def lines() -> list[str]:
         out = [style.dim(f"note: {note}") for note in result.notes]
         if not result.total:
-            filters = {"role": args.role, "file": args.file, "session": args.session}
-            out.append(render.nothing_found(query.text, choice.scope.label, filters, args.since))
+            filters = {"role": request.role, "file": request.file, "session": request.session}
+            out.append(render.nothing_found(query.text, choice.scope.label, filters, request.since))
         for hit in result.hits:
             out += render.hit_lines(hit, style, now)
-        page = render.page_note("hits", len(result.hits), args.offset, result.total)
+        page = render.page_note("hits", len(result.hits), request.offset, result.total)
         return out + ([style.dim(page)] if page else [])
 
     emit(

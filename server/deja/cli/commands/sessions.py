@@ -6,8 +6,9 @@ import argparse
 import sys
 import time
 
+from deja.operations import SessionsRequest, from_options
+from deja.quantities import count
 from deja.query import History, ScopeChoice
-from deja.units import count
 from deja.wire import session_json
 from deja.wire_share import lost_session_json
 
@@ -36,6 +37,7 @@ def add_parser(command: AddCommand) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from_options(SessionsRequest, args)  # the bounds every door keeps
     with opened_history() as history:
         return _answer(args, history)
 

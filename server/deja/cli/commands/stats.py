@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from deja.units import human_size
+from deja.quantities import human_size
 from deja.wire import iso, stats_json
 
 from ..common import AddCommand, emit, opened_history

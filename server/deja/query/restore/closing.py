@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deja.units import iso_time as iso
+from deja.time_format import iso_time as iso
 
 from ..sessions import SessionSummary
 from .git import Commits

@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from deja.units import iso_time as iso
+from deja.time_format import iso_time as iso
 
 from ..sessions import SessionSummary
 from .load import next_session_start

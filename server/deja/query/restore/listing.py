@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import tzinfo
 
+from deja.quantities import count, human_size
 from deja.text import one_line
-from deja.units import ago, count, human_size
+from deja.time_format import ago, minute
 
 from ..sessions import SessionSummary
 
@@ -39,10 +40,6 @@ class CurrentSession:
         return f"deja restore --session {self.session.id[:8]}"
 
 
-def _minute(timestamp: float, tz: tzinfo | None) -> str:
-    return datetime.fromtimestamp(timestamp, tz).strftime("%Y-%m-%d %H:%M")
-
-
 def current_lines(
     current: CurrentSession,
     *,
@@ -56,7 +53,7 @@ def current_lines(
     why = (
         f"written {ago(s.last_active, moment)} (open now)"
         if current.being_written(moment)
-        else f"last active {_minute(s.last_active, tz)}"
+        else f"last active {minute(s.last_active, tz)}"
     )
     place = "#0 above" if current.as_zero else "not numbered"
     lines = [
@@ -92,7 +89,7 @@ def listing_lines(
         return [NO_PREVIOUS]
 
     def when(timestamp: float) -> str:
-        return _minute(timestamp, tz)
+        return minute(timestamp, tz)
 
     numbered = [item for item in listing if item.number > 0]
     shown = f" (#{numbered[0].number}-#{numbered[-1].number} of {total})" if numbered else ""

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from deja.continue_store.tools import call_outcome, edit_verb
 from deja.continue_store.workspace import relative_to_workspace
+from deja.quantities import count
 from deja.text import cut, one_line
-from deja.units import count
-from deja.units import iso_time as iso
+from deja.time_format import iso_time as iso
 
 from ..sessions import SessionSummary, fork_line
 from .shaping import head_tail, indent, preview

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deja.units import count as plural
+from deja.quantities import count as plural
 
 from ..search import SearchQuery, search
 from ..sessions import session_ids

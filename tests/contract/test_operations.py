@@ -1,0 +1,156 @@
+"""One request per input (`deja.operations`): the CLI, the sidecar and MCP keep the same bounds
+and say the same line when an input breaks them; MCP's shipped schema accepts exactly what its
+tools accept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from deja.errors import DejaError
+from deja.lsp.params import Params
+from deja.lsp.requests import search_result, sessions_result
+from deja.mcp.definitions import FIELDS, tool_dicts
+from deja.mcp.tools import Recall
+from deja.operations import (
+    LIMIT,
+    RULES,
+    FixRequest,
+    RequestInvalid,
+    SearchRequest,
+    from_json,
+    from_options,
+    json_schema,
+)
+from deja.query import History
+from tests.cli_run import deja_env, run_deja
+from tests.storebuilder import assistant, session_doc, user, write_session
+
+WORKSPACE = "/w/shop"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, Recall]]:
+    root = tmp_path_factory.mktemp("operations")
+    store, home = root / "store", root / "home"
+    for n in range(3):
+        turns = [user(f"flaky queue number {n}"), assistant("retry it")]
+        write_session(store, session_doc(f"s-{n}", turns, workspace=WORKSPACE))
+    recall = Recall(WORKSPACE, home=home, root=store)
+    recall.start()
+    assert recall.wait_indexed(60)
+    yield store, home, recall
+    recall.close()
+
+
+def cli(world: tuple[Path, Path, Recall], *args: str) -> str | None:
+    """The CLI's one error line, or None when it answered."""
+    store, home, _ = world
+    done = run_deja(deja_env(store, home), *args)
+    if done.returncode == 0:
+        return None
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    return done.stderr.strip().removeprefix("deja: ")
+
+
+def lsp(world: tuple[Path, Path, Recall], method: str, params: dict[str, Any]) -> str | None:
+    store, home, _ = world
+    history = History(home, store)
+    try:
+        choice = history.scope_for(all_workspaces=True)
+        answer = search_result if method == "deja/search" else sessions_result
+        answer(history, Params(method, params), choice)
+    except DejaError as error:
+        return error.message
+    finally:
+        history.close()
+    return None
+
+
+def mcp(world: tuple[Path, Path, Recall], tool: str, arguments: dict[str, Any]) -> str | None:
+    text, error = world[2].answer(tool, arguments)
+    return text if error else None
+
+
+@pytest.mark.parametrize(
+    ("limit", "refusal"),
+    [
+        (0, "limit must be a whole number from 1 to 500, not 0"),
+        (501, "limit must be a whole number from 1 to 500, not 501"),
+        (1, None),
+        (200, None),
+        (500, None),
+    ],
+)
+def test_every_door_keeps_the_same_limit(
+    world: tuple[Path, Path, Recall], limit: int, refusal: str | None
+) -> None:
+    """The CLI took any limit of 0 or more, MCP 1 to 20, the sidecar 1 to 500."""
+    assert cli(world, "search", "queue", "--all", "--limit", str(limit)) == refusal
+    assert cli(world, "sessions", "--all", "--limit", str(limit)) == refusal
+    assert lsp(world, "deja/search", {"query": "queue", "limit": limit}) == refusal
+    assert lsp(world, "deja/sessions", {"limit": limit}) == refusal
+    assert mcp(world, "deja_search", {"query": "queue", "limit": limit}) == refusal
+    assert mcp(world, "deja_file_history", {"path": "a.py", "limit": limit}) == refusal
+
+
+def test_bad_input_reads_the_same_on_the_sidecar_and_mcp(world: tuple[Path, Path, Recall]) -> None:
+    for arguments, refusal in [
+        ({}, "query is required"),
+        ({"query": "  "}, "query is required"),
+        ({"query": 7}, "query must be a string, not 7"),
+        ({"query": "q", "limit": True}, "limit must be a whole number from 1 to 500, not True"),
+        ({"query": "q", "limit": "5"}, "limit must be a whole number from 1 to 500, not '5'"),
+        ({"query": "q", "scope": "mine"}, "scope must be one of workspace, all, team, not 'mine'"),
+        ({"query": "q", "since": 7}, "since must be a string, not 7"),
+    ]:
+        assert lsp(world, "deja/search", arguments) == refusal
+        assert mcp(world, "deja_search", arguments) == refusal
+
+
+def _values(schema: dict[str, Any]) -> list[Any]:
+    """Values on both sides of a property's rules, and of other JSON types."""
+    values: list[Any] = [True, 1.5, "", " ", "7d", "x", [], {}]
+    values += [schema["minimum"] - 1, schema["minimum"]] if "minimum" in schema else [3]
+    values += [schema["maximum"], schema["maximum"] + 1] if "maximum" in schema else []
+    values += [*schema.get("enum", []), "everywhere"]
+    return values
+
+
+@pytest.mark.parametrize("tool", [tool["name"] for tool in tool_dicts()])
+def test_the_shipped_schema_accepts_what_the_tool_accepts(tool: str) -> None:
+    """Every argument on either side of a rule: the schema MCP ships and the tool's converter
+    agree (the tools refused a blank query the schema allowed)."""
+    shipped = next(t["inputSchema"] for t in tool_dicts() if t["name"] == tool)
+    kind, fields = FIELDS[tool]
+    assert shipped == json_schema(kind, fields)
+    Draft202012Validator.check_schema(shipped)
+    validator = Draft202012Validator(shipped)
+    base = {name: "x" for name in shipped.get("required", [])}
+    cases: list[dict[str, Any]] = [{}, base, {**base, "unknown": 1}]
+    for name, schema in shipped["properties"].items():
+        cases += [{**base, name: value} for value in _values(schema)]
+    for arguments in cases:
+        try:
+            from_json(kind, arguments, fields=fields, moment=lambda text: 0.0)
+            accepted = True
+        except RequestInvalid:
+            accepted = False
+        assert validator.is_valid(arguments) == accepted, (tool, arguments)
+
+
+def test_each_rule_names_a_field_of_its_request() -> None:
+    for kind, rules in RULES.items():
+        assert set(rules) <= set(kind._fields), kind  # type: ignore[attr-defined]
+
+
+def test_the_cli_converter_reads_parsed_options() -> None:
+    options = {"query": "queue", "limit": 10, "offset": 0, "all": True, "role": None}
+    assert from_options(SearchRequest, options).limit == 10
+    assert LIMIT.high is not None
+    with pytest.raises(RequestInvalid, match=r"^limit must be a whole number from 1 to 500"):
+        from_options(FixRequest, {"error": "boom", "limit": LIMIT.high + 1})
