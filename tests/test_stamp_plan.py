@@ -56,7 +56,7 @@ def held(history: History) -> list[tuple[Any, ...]]:
         "SELECT id, size, mtime_ns, message FROM unreadable ORDER BY id",
         "SELECT session_id, count(*) FROM records GROUP BY session_id ORDER BY session_id",
     )
-    return [tuple(history.db.execute(sql).fetchall()) for sql in tables]
+    return [tuple(history._db.execute(sql).fetchall()) for sql in tables]
 
 
 def by_the_stamp(history: History, monkeypatch: pytest.MonkeyPatch) -> PassReport:
@@ -74,7 +74,7 @@ def both_passes(
     by_stamp: History, full: History, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[PassReport, PassReport]:
     """The same pass over the same store: one by the stamp, one with its stamp cleared."""
-    with full.index.transaction() as db:
+    with full._index.transaction() as db:
         store_stamp.clear(db)
     return by_the_stamp(by_stamp, monkeypatch), full.refresh()
 
@@ -90,7 +90,7 @@ def test_a_quiet_pass_by_the_stamp_says_what_the_full_pass_says(
     by_stamp = by_the_stamp(first, monkeypatch)
     assert by_stamp.read == 0 and by_stamp.sessions == 7  # eight files, one forgotten
     assert [Path(d.path).name for d in by_stamp.errors] == ["bad.json"]
-    with first.index.transaction() as db:
+    with first._index.transaction() as db:
         store_stamp.clear(db)
     assert said(first.refresh()) == said(by_stamp)
     assert first.store_unchanged()  # the full pass recorded it again
@@ -130,7 +130,7 @@ def test_a_file_too_fresh_to_vouch_for_is_read_again_by_the_next_pass(
     history.refresh()
     write(store, "s0", "just written", mtime=time.time())
     assert history.refresh().read == 1
-    stamp = store_stamp.recorded(history.db) or ""
+    stamp = store_stamp.recorded(history._db) or ""
     assert " -1/" in stamp or stamp.endswith(" -1")  # recorded, but vouching for nothing
     again = history.refresh()
     assert again.read == 1 and not history.store_unchanged()
