@@ -85,6 +85,22 @@ def test_the_quiet_report_is_the_pass_report(history: History, store: Path) -> N
     assert said(quiet) == said(history.refresh())  # the full pass, every file judged
 
 
+def test_an_empty_plan_is_the_quiet_report_though_the_listing_moved(
+    history: History, store: Path
+) -> None:
+    """A forgotten session's file deleted after the stamp vouched for it: the listing is not the
+    stamp's, yet the pass has nothing to read or mark; its report is told without it."""
+    history.refresh()
+    history.forget_session("s3")
+    history.refresh()
+    assert history.quiet_pass() is not None
+    (store / "sessions" / "s3.json").unlink()
+    assert not history.store_unchanged()
+    quiet = history.quiet_pass()
+    assert quiet is not None and quiet.sessions == 6  # six files, none forgotten
+    assert said(quiet) == said(history.refresh())
+
+
 def test_any_change_leaves_it_to_the_pass(history: History, store: Path) -> None:
     history.refresh()
     assert history.quiet_pass() is not None

@@ -1,5 +1,6 @@
-"""A pass that goes by the stamp (issue 16): what it reports and what it leaves in the index are
-exactly what the full pass (every file judged against the whole `sessions` table) gives."""
+"""The one planner (`index/plan.py`): a pass that goes by the stamp (issue 16) reports and leaves
+in the index exactly what the pass with no stamp (every file judged against the whole `sessions`
+table) gives."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def by_the_stamp(history: History, monkeypatch: pytest.MonkeyPatch) -> PassRepor
         raise AssertionError("the full path ran")
 
     with monkeypatch.context() as patch:
-        patch.setattr(refresh, "_changed_files", full_path)
+        patch.setattr(refresh, "_full_listing", full_path)
         return history.refresh()
 
 

@@ -127,7 +127,7 @@ class History(Forgetting):
     def quiet_pass(self) -> PassReport | None:
         """A pass's report, told without running it, when it would find nothing to do (the
         store as the last whole pass saw it); None when it would (`deja index`'s start-up)."""
-        from deja.index.quiet import quiet_report
+        from deja.index.plan import quiet_report
 
         return quiet_report(self._index)
 
