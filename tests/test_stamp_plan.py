@@ -164,3 +164,22 @@ def test_a_rebuild_and_an_emptied_store_take_the_full_path(tmp_path: Path, store
             path.unlink()
     report = history.refresh()
     assert report.refused is not None and report.refused.problem == "empty"
+
+
+def test_a_file_known_unreadable_then_deleted_marks_its_session_gone_both_ways(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stamp vouches for a live session's file the index knows unreadable (its last good
+    version kept): when that file goes, the session is gone, by the stamp as without it."""
+    homes = [opened(tmp_path, store, name) for name in ("by-stamp", "full")]
+    for history in homes:
+        history.refresh()
+    broken(store, "s2", mtime=PAST + 20)
+    for history in homes:
+        assert [Path(d.path).name for d in history.refresh().errors] == ["bad.json", "s2.json"]
+        assert history.store_unchanged()
+    (store / "sessions" / "s2.json").unlink()
+    reports = both_passes(*homes, monkeypatch)
+    assert reports[0].deleted == 1 and reports[0].changed_ids == ["s2"]
+    assert said(reports[0]) == said(reports[1])
+    assert held(homes[0]) == held(homes[1])

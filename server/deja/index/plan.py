@@ -105,22 +105,21 @@ def plan_pass(
             errors=_known_errors(db, fields, dead_ids),
         )
     judge = _Judge(db, folder, dead_ids, known, rebuild)
-    trusted = set(vouched.split("/")) if vouched else set()
-    trusted.difference_update(judge.broken, (fields[at] for at in listing.fresh))
-    present: set[str] = set()
+    listed_then = set(vouched.split("/")) if vouched else set()
+    trusted = listed_then.difference(judge.broken, (fields[at] for at in listing.fresh))
+    kept: list[str] = []  # the entries whose verdict stands
+    present: set[str] = set()  # the sessions judged here
     for entry in fields:
-        session_id = entry.rsplit(" ", 2)[0]
         if entry in trusted:
-            if session_id not in dead_ids:
-                present.add(session_id)
-        elif judge.entry(entry, only):
+            kept.append(entry)
+        elif (session_id := judge.entry(entry, only)) is not None:
             present.add(session_id)
     plan = judge.plan
-    plan.sessions = len(present)
+    plan.sessions = len(kept) - _dead_listed(kept, dead_ids) + len(present)
     if known is not None:
         plan.gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
     else:
-        left = {entry.rsplit(" ", 2)[0] for entry in trusted.difference(fields)}
+        left = {entry.rsplit(" ", 2)[0] for entry in listed_then.difference(fields)}
         plan.gone = [sid for sid in sorted(left - present) if judge.live(sid)]
     if only is not None:
         plan.gone = [sid for sid in plan.gone if sid in only]
@@ -140,11 +139,15 @@ class _Judge:
         known: Known | None,
         rebuild: bool,
     ) -> None:
-        from deja.continue_store.store import SessionFile
+        # Here: the reader's types load only when a file must be judged.
+        from deja.continue_store.parse import is_safe_file_id
+        from deja.continue_store.records import Diagnostic
+        from deja.continue_store.store import NOT_A_SESSION_ID, SessionFile
 
         self.db, self.folder, self.dead_ids, self.known = db, folder, dead_ids, known
         self.rebuild = rebuild
-        self.file = SessionFile
+        self.file, self.note, self.is_safe = SessionFile, Diagnostic, is_safe_file_id
+        self.not_a_session = NOT_A_SESSION_ID
         self.broken = {} if rebuild else _unreadable(db)
         self.skipped: dict[str, tuple[int, int]] | None = None
         if known is not None:
@@ -152,32 +155,27 @@ class _Judge:
             self.skipped = {row[0]: (row[1], row[2]) for row in rows}
         self.plan = Plan()
 
-    def entry(self, entry: str, only: set[str] | None) -> bool:
-        """Judge `entry`; whether it is one of the store's sessions (a safe name, not
+    def entry(self, entry: str, only: set[str] | None) -> str | None:
+        """Judge `entry`; its id when it is one of the store's sessions (a safe name, not
         forgotten)."""
-        from deja.continue_store.parse import is_safe_file_id
-        from deja.continue_store.store import NOT_A_SESSION_ID
-
         session_id, size, mtime_ns = entry.rsplit(" ", 2)
         path = os.path.join(self.folder, session_id + ".json")
-        if not is_safe_file_id(session_id):
-            from deja.continue_store.records import Diagnostic
-
-            self.plan.notes.append(Diagnostic(path, NOT_A_SESSION_ID))
-            return False
+        if not self.is_safe(session_id):
+            self.plan.notes.append(self.note(path, self.not_a_session))
+            return None
         if session_id in self.dead_ids:
-            return False
+            return None
         if only is not None and session_id not in only:
-            return True
+            return session_id
         held = self.held_as(session_id, int(size), int(mtime_ns))
         if held == "excluded" or (held == "indexed" and not self.rebuild):
-            return True
+            return session_id
         known_broken = self.broken.get(entry)
         if known_broken is not None:
             self.plan.errors.append(known_broken)
         else:
             self.plan.changed.append(self.file(session_id, path, int(size), int(mtime_ns)))
-        return True
+        return session_id
 
     def held_as(self, session_id: str, size: int, mtime_ns: int) -> str | None:
         """Whether the index holds this file at this size and mtime: "indexed", "excluded"."""
