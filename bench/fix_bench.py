@@ -32,7 +32,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def asked_errors(history: History, rng: random.Random) -> list[str]:
-    rows = history.db.execute(
+    rows = history._db.execute(
         "SELECT unpack(output) FROM records WHERE role = 'command' AND output IS NOT NULL"
         " AND (status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0))"
     ).fetchall()
@@ -44,7 +44,7 @@ def asked_errors(history: History, rng: random.Random) -> list[str]:
 def topics(history: History, rng: random.Random) -> list[str]:
     words = [
         word
-        for (title,) in history.db.execute("SELECT title FROM sessions")
+        for (title,) in history._db.execute("SELECT title FROM sessions")
         for word in str(title).split()
         if len(word) > 5 and word.isalpha()
     ]
@@ -69,11 +69,11 @@ def run(base: Path, size: int) -> int:
     start = time.perf_counter()
     history.refresh()
     print(f"index: {time.perf_counter() - start:.1f} s")
-    failures = history.db.execute(
+    failures = history._db.execute(
         "SELECT count(*) FROM records WHERE role IN ('command','tool','read','edit')"
         " AND (status = 'errored' OR (exit_code IS NOT NULL AND exit_code != 0))"
     ).fetchone()[0]
-    sessions = history.db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+    sessions = history._db.execute("SELECT count(*) FROM sessions").fetchone()[0]
     print(f"{sessions} sessions, {failures} failed calls")
     rng = random.Random(1)
     fix_times, fixes = timed(lambda text: history.fix(text, Scope()), asked_errors(history, rng))

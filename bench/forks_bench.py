@@ -90,9 +90,9 @@ def run(base: Path, size: int, count: int) -> None:
     print(f"store: {stats.sessions} sessions, {stats.bytes / 1e6:.1f} MB; {len(forks)} forks added")
     history = History(home=base / "home", root=store)
     cold = timed(history.refresh)
-    linked = history.db.execute("SELECT count(*) FROM forks").fetchone()[0]
+    linked = history._db.execute("SELECT count(*) FROM forks").fetchone()[0]
     print(f"cold pass: {cold:.2f} s; forks recognised: {linked} of {len(forks)}")
-    with history.index.transaction() as db:
+    with history._index.transaction() as db:
         db.execute("DELETE FROM meta WHERE key = 'forks'")
         relink = timed(lambda: fork_links.link_forks(db, []))
     print(f"linking every session again: {relink * 1000:.0f} ms ({relink / cold:.1%} of the pass)")
@@ -111,7 +111,7 @@ def run(base: Path, size: int, count: int) -> None:
         f"{rewritten * 1000:.1f} ms ({new_fork / rewritten:.2f}×)"
     )
 
-    vocab = history.db.execute(
+    vocab = history._db.execute(
         "SELECT term FROM records_vocab WHERE length(term) > 4 ORDER BY cnt DESC LIMIT 40"
     ).fetchall()
     queries = [row[0] for row in vocab[10:40]] + ["quokka refactor"]

@@ -119,11 +119,11 @@ def main() -> int:
 def run(args: argparse.Namespace, store: Path, store_mb: float, work: Path) -> int:
     history = History(home=work / "home-alice", root=store, exclude_path=work / "no-exclude")
     history.refresh()
-    db = history.db
-    shared = sorted({row[0] for row in db.execute("SELECT DISTINCT workspace FROM sessions")})
-    projects = sorted({row[0] for row in db.execute("SELECT DISTINCT project FROM sessions")})
-    local = shared_sessions(db, shared, ExcludeList())
-    rows = [session_records(db, session) for session in local]
+    indexed = history.indexed_sessions()
+    shared = sorted({session.workspace for session in indexed})
+    projects = sorted({session.project for session in indexed})
+    local = shared_sessions(history, shared, ExcludeList())
+    rows = [session_records(history, session) for session in local]
     records = sum(len(r) for r in rows)
     text_mb = sum(len(row[-1].encode()) for r in rows for row in r) / 1e6
     history.close()

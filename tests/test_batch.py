@@ -91,9 +91,9 @@ def test_a_pass_whose_write_fails_keeps_the_sessions_before_it(
             history.refresh()
         before = seen[: seen.index("s3")]
         assert before, "s3 was not the first session read"
-        indexed = {sid for (sid,) in history.db.execute("SELECT id FROM sessions")}
+        indexed = {sid for (sid,) in history._db.execute("SELECT id FROM sessions")}
         assert indexed == set(before)
-        counts = history.db.execute("SELECT session_id, count(*) FROM records GROUP BY 1")
+        counts = history._db.execute("SELECT session_id, count(*) FROM records GROUP BY 1")
         assert dict(counts.fetchall()) == dict.fromkeys(before, 2)
         monkeypatch.setattr(refresh, "ingest_session", real)
         assert history.refresh().changed == 6 - len(before)

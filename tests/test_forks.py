@@ -289,7 +289,7 @@ def test_an_index_made_before_forks_links_them_on_its_next_pass(
     put(store, PARENT, PARENT_HISTORY)
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=5)
     history.refresh()
-    with history.index.transaction() as db:  # as an index from before this rule was
+    with history._index.transaction() as db:  # as an index from before this rule was
         db.execute("DELETE FROM forks")
         db.execute("DELETE FROM meta WHERE key = 'forks'")
     assert history.show(FORK).session.forked_from is None
@@ -329,15 +329,15 @@ def test_fork_lookups_by_fingerprint_use_the_partial_index(history: History, sto
     put(store, PARENT, PARENT_HISTORY)
     put(store, FORK, PARENT_HISTORY + FORK_OWN, minutes=1)
     looked_up: list[str] = []
-    history.db.set_trace_callback(
+    history._db.set_trace_callback(
         lambda sql: looked_up.append(sql) if "fingerprint =" in sql else None
     )
     history.refresh()
-    history.db.set_trace_callback(None)
+    history._db.set_trace_callback(None)
     assert history.show(FORK).session.forked_from == PARENT
     assert looked_up  # the pass asked items by fingerprint
     for sql in looked_up:  # schema 3 indexes only first items and summaries (`items_opening`)
-        plan = " ".join(row[3] for row in history.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        plan = " ".join(row[3] for row in history._db.execute(f"EXPLAIN QUERY PLAN {sql}"))
         assert "INDEX items_opening" in plan, (sql, plan)
 
 

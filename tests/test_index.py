@@ -41,9 +41,9 @@ def test_index_file_is_private_and_wal(history: History, store: Path) -> None:
     write_session(store, session_doc("s1", [user("hello")]))
     history.refresh()
     assert stat.S_IMODE(history.home.stat().st_mode) == 0o700
-    assert stat.S_IMODE(history.index.path.stat().st_mode) == 0o600
-    assert history.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert history.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == str(
+    assert stat.S_IMODE(history._index.path.stat().st_mode) == 0o600
+    assert history._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert history._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == str(
         SCHEMA_VERSION
     )
 
@@ -196,11 +196,11 @@ def test_schema_upgrade_keeps_what_only_the_index_holds(tmp_path: Path, store: P
     write_session(store, session_doc("gone", [user("tombstoned words")]))
     history.refresh()
     history.forget_session("gone")
-    history.db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    history._db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
     history.close()
     upgraded = History(home=home, root=store)
     try:
-        assert upgraded.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[
+        assert upgraded._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[
             0
         ] == str(SCHEMA_VERSION)
         assert texts(upgraded, "websocket")  # compacted: only the old index had it
@@ -218,8 +218,8 @@ def test_corrupt_index_is_rebuilt_with_a_clear_statement(tmp_path: Path, store: 
     (home / "index.sqlite3").write_bytes(b"this is not a database" * 100)
     history = History(home=home, root=store)
     try:
-        assert history.index.recovery is not None
-        assert "nothing could be read from it" in history.index.recovery.lost
+        assert history._index.recovery is not None
+        assert "nothing could be read from it" in history._index.recovery.lost
         history.refresh()
         assert texts(history, "corruption")
     finally:

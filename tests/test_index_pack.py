@@ -96,9 +96,9 @@ def test_long_text_is_stored_packed_and_read_back_exactly(tmp_path: Path) -> Non
     history = History(home=tmp_path / "home", root=store)
     try:
         history.refresh()
-        consistent(history.db)
+        consistent(history._db)
         kinds = dict(
-            history.db.execute(
+            history._db.execute(
                 "SELECT role || ':' || coalesce(tool, ''), typeof(output) || typeof(hunks)"
                 " || typeof(body) FROM records"
             ).fetchall()
@@ -110,7 +110,7 @@ def test_long_text_is_stored_packed_and_read_back_exactly(tmp_path: Path) -> Non
         assert kinds["user:"] == "nullnullblob"
         # The view gives exactly the reader's texts: what FTS5 indexed.
         (session,) = read_store(store).sessions
-        assert [body for _, body, _ in texts_of(history.db)] == [r.text for r in session.records]
+        assert [body for _, body, _ in texts_of(history._db)] == [r.text for r in session.records]
         shown = history.show("s1").records
         assert [(r.output, r.hunks) for r in shown] == [
             (r.output, [(h.replaced, h.written) for h in r.hunks]) for r in session.records
@@ -153,19 +153,19 @@ def test_a_schema_2_index_upgrades_in_place(tmp_path: Path) -> None:
     history.refresh()
     compact(path, "Summary: flaky tests fixed.", later=[user("continue")])
     history.refresh()
-    as_schema_2(history.db)
-    consistent(history.db)  # a schema-2 index, equal to its text
+    as_schema_2(history._db)
+    consistent(history._db)  # a schema-2 index, equal to its text
     assert (
-        history.db.execute("SELECT count(*) FROM records WHERE typeof(output) = 'blob'").fetchone()[
-            0
-        ]
+        history._db.execute(
+            "SELECT count(*) FROM records WHERE typeof(output) = 'blob'"
+        ).fetchone()[0]
         == 0
     )
-    before, index_before = texts_of(history.db), fts_index(history.db)
+    before, index_before = texts_of(history._db), fts_index(history._db)
     history.close()
     upgraded = History(home=home, root=store)
     try:
-        db = upgraded.db
+        db = upgraded._db
         assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
             SCHEMA_VERSION
         )
@@ -204,7 +204,7 @@ def wal_after_a_big_pass(store: Path, home: Path, words: list[str]) -> int:
         write_session(store, session_doc("late", [user("one more")]), mtime=1_700_000_100)
         history.refresh()
         assert history.search(SearchQuery(words[7])).hits
-        return history.index.path.with_name("index.sqlite3-wal").stat().st_size
+        return history._index.path.with_name("index.sqlite3-wal").stat().st_size
     finally:
         history.close()
 
@@ -235,16 +235,16 @@ def test_a_schema_1_index_is_rebuilt_with_its_compacted_text_packed(tmp_path: Pa
     history.refresh()
     compact(path, "Summary: flaky tests fixed.", later=[user("continue")])
     history.refresh()
-    as_schema_2(history.db)  # every text as text, then as schema 1 kept it
-    as_schema_1(history.db)
+    as_schema_2(history._db)  # every text as text, then as schema 1 kept it
+    as_schema_1(history._db)
     history.close()
     upgraded = History(home=home, root=store)
     try:
-        kinds = upgraded.db.execute(
+        kinds = upgraded._db.execute(
             "SELECT typeof(output) FROM records WHERE compacted = 1 AND role = 'command'"
         ).fetchall()
         assert kinds == [("blob",)]
-        consistent(upgraded.db)
+        consistent(upgraded._db)
         hits = upgraded.search(SearchQuery("flakyTimeout", role="command")).hits
         assert [hit.compacted for hit in hits] == [True] and "flakyTimeout" in hits[0].snippet
     finally:

@@ -148,7 +148,7 @@ def test_an_old_index_keeps_the_store_its_sessions_came_from(tmp_path: Path) -> 
     write_session(other, session_doc("bbbb0000", [user("from another profile")]))
     history = History(home=home, root=store)
     history.refresh()
-    with history.index.transaction() as db:  # as an index made before stores were named
+    with history._index.transaction() as db:  # as an index made before stores were named
         db.execute("DELETE FROM meta WHERE key = 'store_root'")
     history.close()
     elsewhere = History(home=home, root=tmp_path / "b" / ".." / "b")
@@ -161,7 +161,7 @@ def test_an_old_index_keeps_the_store_its_sessions_came_from(tmp_path: Path) -> 
     own = History(home=home, root=store)
     try:
         assert own.refresh().refused is None
-        assert own.db.execute("SELECT value FROM meta WHERE key = 'store_root'").fetchone()
+        assert own._db.execute("SELECT value FROM meta WHERE key = 'store_root'").fetchone()
     finally:
         own.close()
 

@@ -90,8 +90,8 @@ def test_text_is_kept_once_and_read_back_exactly(tmp_path: Path, store: Path) ->
     history = History(home=tmp_path / "home", root=store)
     try:
         history.refresh()
-        consistent(history.db)
-        rows = history.db.execute(
+        consistent(history._db)
+        rows = history._db.execute(
             "SELECT r.role, r.body IS NULL, t.body FROM records r"
             " JOIN record_texts t ON t.id = r.id ORDER BY r.id"
         ).fetchall()
@@ -121,17 +121,17 @@ def test_every_write_leaves_the_index_equal_to_its_text(tmp_path: Path, store: P
         path.write_text(path.read_text().replace("flaky", "brittle"))  # rewritten: re-ingested
         os.utime(path, (hour_ago + 1, hour_ago + 1))
         history.refresh()
-        consistent(history.db)
+        consistent(history._db)
         assert history.search(SearchQuery("brittleError")).hits
         assert not history.search(SearchQuery("flakyError")).hits
         compact(path, "Summary: brittle tests fixed.", later=[user("continue")])
         history.refresh()  # compacted: the old turns kept, marked
-        consistent(history.db)
+        consistent(history._db)
         kept = "SELECT count(*) FROM records WHERE session_id = 's1' AND compacted = 1"
-        assert history.db.execute(kept).fetchone()[0] > 0
+        assert history._db.execute(kept).fetchone()[0] > 0
         assert history.search(SearchQuery("brittleError")).hits
         history.forget_session("s2")
-        consistent(history.db)
+        consistent(history._db)
         assert not history.search(SearchQuery("slowError")).hits
     finally:
         history.close()
@@ -169,18 +169,18 @@ def test_a_schema_1_index_keeps_its_compacted_text(tmp_path: Path, store: Path) 
     history.refresh()
     compact(path, "Summary: flaky tests fixed.", later=[user("continue")])
     history.refresh()
-    as_schema_1(history.db)
+    as_schema_1(history._db)
     history.close()
     upgraded = History(home=home, root=store)
     try:
-        assert upgraded.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[
+        assert upgraded._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[
             0
         ] == str(SCHEMA_VERSION)
-        consistent(upgraded.db)
+        consistent(upgraded._db)
         hits = upgraded.search(SearchQuery("flakyError")).hits  # only the old index held it
         assert [(hit.role, hit.compacted) for hit in hits] == [("command", True)]
         upgraded.refresh()
-        consistent(upgraded.db)
+        consistent(upgraded._db)
         assert upgraded.search(SearchQuery("flakyError")).hits
         assert upgraded.search(SearchQuery("parse config")).hits
     finally:

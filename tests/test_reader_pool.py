@@ -61,7 +61,7 @@ def test_worker_pass_gives_the_same_index(tmp_path: Path, monkeypatch: pytest.Mo
     try:
         report = parallel.refresh()
         assert pools == [2] and report.read == 13 and len(report.errors) == 1
-        assert dump(parallel.db) == dump(serial.db)
+        assert dump(parallel._db) == dump(serial._db)
         for words in ("retryBudget", "flaky 7", "failed"):
             query = SearchQuery(words, limit=50)
             assert parallel.search(query) == serial.search(query)

@@ -33,7 +33,9 @@ def sessions(history: History, query: SearchQuery) -> list[str]:
 
 def by_age(history: History) -> list[str]:
     """The sessions, newest records first (the pass reads files in no set order)."""
-    rows = history.db.execute("SELECT session_id FROM records WHERE role = 'user' ORDER BY id DESC")
+    rows = history._db.execute(
+        "SELECT session_id FROM records WHERE role = 'user' ORDER BY id DESC"
+    )
     return [row[0] for row in rows]
 
 
@@ -67,7 +69,7 @@ def test_fewer_matches_than_the_bound_are_counted_by_the_floor_walk_exactly(
     # A fork's copy of its parent's turns is left out of hits and total alike, though FTS5
     # alone counts it.
     newest = by_age(history)[0]
-    history.db.execute("INSERT INTO forks VALUES (?, 'elsewhere', 1, 0)", (newest,))
+    history._db.execute("INSERT INTO forks VALUES (?, 'elsewhere', 1, 0)", (newest,))
     result = history.search(SearchQuery("deadlock", limit=2))
     assert result.total == 5 and newest not in sessions(history, SearchQuery("deadlock"))
     assert history.search(SearchQuery("deadlock", role="user", limit=2)).total == 5

@@ -310,10 +310,10 @@ def test_index_refuses_to_tombstone_nothing(tmp_path: Path) -> None:
     history = History(home=tmp_path / "home", root=tmp_path / "store")
     try:
         with pytest.raises(NotIndexed):
-            history.index.forget_session("no-such-session")
+            history._index.forget_session("no-such-session")
         with pytest.raises(NotIndexed):
-            history.index.forget_workspace("/no/such/workspace")
-        assert history.db.execute("SELECT count(*) FROM tombstones").fetchone()[0] == 0
+            history._index.forget_workspace("/no/such/workspace")
+        assert history._db.execute("SELECT count(*) FROM tombstones").fetchone()[0] == 0
     finally:
         history.close()
 

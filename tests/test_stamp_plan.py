@@ -1,5 +1,6 @@
-"""A pass that goes by the stamp (issue 16): what it reports and what it leaves in the index are
-exactly what the full pass (every file judged against the whole `sessions` table) gives."""
+"""The one planner (`index/plan.py`): a pass that goes by the stamp (issue 16) reports and leaves
+in the index exactly what the pass with no stamp (every file judged against the whole `sessions`
+table) gives."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def held(history: History) -> list[tuple[Any, ...]]:
         "SELECT id, size, mtime_ns, message FROM unreadable ORDER BY id",
         "SELECT session_id, count(*) FROM records GROUP BY session_id ORDER BY session_id",
     )
-    return [tuple(history.db.execute(sql).fetchall()) for sql in tables]
+    return [tuple(history._db.execute(sql).fetchall()) for sql in tables]
 
 
 def by_the_stamp(history: History, monkeypatch: pytest.MonkeyPatch) -> PassReport:
@@ -66,7 +67,7 @@ def by_the_stamp(history: History, monkeypatch: pytest.MonkeyPatch) -> PassRepor
         raise AssertionError("the full path ran")
 
     with monkeypatch.context() as patch:
-        patch.setattr(refresh, "_changed_files", full_path)
+        patch.setattr(refresh, "_full_listing", full_path)
         return history.refresh()
 
 
@@ -74,7 +75,7 @@ def both_passes(
     by_stamp: History, full: History, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[PassReport, PassReport]:
     """The same pass over the same store: one by the stamp, one with its stamp cleared."""
-    with full.index.transaction() as db:
+    with full._index.transaction() as db:
         store_stamp.clear(db)
     return by_the_stamp(by_stamp, monkeypatch), full.refresh()
 
@@ -90,7 +91,7 @@ def test_a_quiet_pass_by_the_stamp_says_what_the_full_pass_says(
     by_stamp = by_the_stamp(first, monkeypatch)
     assert by_stamp.read == 0 and by_stamp.sessions == 7  # eight files, one forgotten
     assert [Path(d.path).name for d in by_stamp.errors] == ["bad.json"]
-    with first.index.transaction() as db:
+    with first._index.transaction() as db:
         store_stamp.clear(db)
     assert said(first.refresh()) == said(by_stamp)
     assert first.store_unchanged()  # the full pass recorded it again
@@ -130,7 +131,7 @@ def test_a_file_too_fresh_to_vouch_for_is_read_again_by_the_next_pass(
     history.refresh()
     write(store, "s0", "just written", mtime=time.time())
     assert history.refresh().read == 1
-    stamp = store_stamp.recorded(history.db) or ""
+    stamp = store_stamp.recorded(history._db) or ""
     assert " -1/" in stamp or stamp.endswith(" -1")  # recorded, but vouching for nothing
     again = history.refresh()
     assert again.read == 1 and not history.store_unchanged()
@@ -163,3 +164,22 @@ def test_a_rebuild_and_an_emptied_store_take_the_full_path(tmp_path: Path, store
             path.unlink()
     report = history.refresh()
     assert report.refused is not None and report.refused.problem == "empty"
+
+
+def test_a_file_known_unreadable_then_deleted_marks_its_session_gone_both_ways(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stamp vouches for a live session's file the index knows unreadable (its last good
+    version kept): when that file goes, the session is gone, by the stamp as without it."""
+    homes = [opened(tmp_path, store, name) for name in ("by-stamp", "full")]
+    for history in homes:
+        history.refresh()
+    broken(store, "s2", mtime=PAST + 20)
+    for history in homes:
+        assert [Path(d.path).name for d in history.refresh().errors] == ["bad.json", "s2.json"]
+        assert history.store_unchanged()
+    (store / "sessions" / "s2.json").unlink()
+    reports = both_passes(*homes, monkeypatch)
+    assert reports[0].deleted == 1 and reports[0].changed_ids == ["s2"]
+    assert said(reports[0]) == said(reports[1])
+    assert held(homes[0]) == held(homes[1])

@@ -139,7 +139,7 @@ def test_after_a_schema_upgrade_old_turns_are_not_taken_for_new_ones(
     home = tmp_path / "upgraded-home"
     history = History(home=home, root=store)
     history.refresh()
-    history.db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
+    history._db.execute("UPDATE meta SET value = '0' WHERE key = 'schema'")
     history.close()
     rewrite(path, [*OLD_TURNS, *NEW_TURNS], now - 5)
     upgraded = History(home=home, root=store)  # only compacted turns come over: none here

@@ -244,7 +244,7 @@ class LiveIndex:
         recovery = writer.recovery
         if recovery is not None:
             self.listener.tell(f"{recovery.message}. {recovery.lost}")
-        self.listener.log(f"index {writer.index.path}, Continue store {writer.root}")
+        self.listener.log(f"index {writer.index_path}, Continue store {writer.root}")
         return writer
 
     def _first_pass(self, writer: History) -> None:

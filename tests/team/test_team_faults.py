@@ -18,6 +18,7 @@ import psycopg
 
 from deja.index.exclude import ExcludeList
 from deja.index.pack import register
+from deja.query import History
 from deja.team.local import session_records, shared_sessions
 from tests.cli_run import deja_env, run_deja
 from tests.storebuilder import assistant, session_doc, user, write_session
@@ -223,10 +224,10 @@ def test_server_restarted_mid_push_is_one_line_and_the_next_push_completes(
     assert _index_dump(alice) == before
     assert "pushed" in alice.ok("team", "push")
     total = int(pg.psql("SELECT count(*) FROM deja_records", database=team_db))
-    with sqlite3.connect(alice.root / "home" / "index.sqlite3") as db:
-        register(db)
-        shared = shared_sessions(db, ["/"], ExcludeList())
-        local = sum(len(session_records(db, session)) for session in shared)
+    history = History(alice.root / "home", alice.root, for_reading=True)
+    shared = shared_sessions(history, ["/"], ExcludeList())
+    local = sum(len(session_records(history, session)) for session in shared)
+    history.close()
     assert total == local > 500
 
 

@@ -7,7 +7,6 @@ import argparse
 from collections.abc import Callable
 from dataclasses import asdict
 
-from deja.index.exclude import load_exclude_list
 from deja.quantities import count as plural
 from deja.query import History
 from deja.team import grants
@@ -24,8 +23,8 @@ def _shared_lines(history: History, config: TeamConfig) -> list[str]:
     """What a push would send: the opted-in workspaces and how many sessions each holds."""
     if not config.shared:
         return ["nothing is shared until you opt workspaces in: deja team share WORKSPACE…"]
-    exclude = load_exclude_list(history.index.exclude_path)
-    sessions = shared_sessions(history.db, config.shared, exclude)
+    exclude = history.exclude_list()
+    sessions = shared_sessions(history, config.shared, exclude)
     lines = [f"shared ({plural(len(sessions), 'session')}):"]
     for base in config.shared:
         count = sum(1 for s in sessions if is_shared(s.workspace, [base], exclude))
@@ -104,8 +103,7 @@ def push_action(args: argparse.Namespace) -> int:
     config = load_config()
     with opened_history() as history:
         implicit_pass(history)
-        exclude = load_exclude_list(history.index.exclude_path)
-        report = push(history.db, config, exclude)
+        report = push(history, config, history.exclude_list())
     emit(
         args,
         "team",

@@ -65,7 +65,7 @@ def workspace_relative(path: str, cwd: str) -> str:
     absolute path, or one relative to cwd that lies in a known workspace), else as given."""
     absolute = os.path.normpath(os.path.join(cwd, path))
     with opened_history() as history:
-        known = [row[0] for row in history.db.execute("SELECT DISTINCT workspace FROM sessions")]
+        known = history.known_workspaces()
     holding = [w for w in known if absolute.startswith(w.rstrip("/") + "/")]
     if holding:
         return relative_to_workspace(absolute, max(holding, key=len))

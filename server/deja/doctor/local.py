@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 
 from deja import settings
@@ -14,9 +13,9 @@ from deja.errors import DejaError
 from deja.index import PassReport
 from deja.index.exclude import load_exclude_list
 from deja.index.faults import IndexDamaged, IndexUnwritable
-from deja.index.schema import schema_version
 from deja.quantities import count, human_size
 from deja.query import History
+from deja.query.history import OPEN_ERRORS
 from deja.wire import iso
 
 from .checks import Check, failed, passed
@@ -112,7 +111,7 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         return [failed("index", error.message, "set DEJA_HOME to an absolute path, or unset it")]
     try:
         history = History(home, root)
-    except (OSError, sqlite3.Error, DejaError) as error:
+    except OPEN_ERRORS as error:
         return [
             failed(
                 "index",
@@ -127,8 +126,7 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
     try:
         report = history.refresh()
         stats = history.stats()
-        schema = schema_version(history.db)
-        excluded = history.db.execute("SELECT count(*) FROM excluded").fetchone()[0]
+        health = history.health()
         recovery = history.recovery
     except IndexDamaged as error:
         return [failed("index", error.message, REBUILD_FIX)]
@@ -139,7 +137,7 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
     finally:
         history.close()
     detail = (
-        f"{stats.index_path}: {human_size(stats.index_bytes)}, schema {schema}, "
+        f"{stats.index_path}: {human_size(stats.index_bytes)}, schema {health.schema}, "
         f"{count(stats.sessions, 'session')}, {count(stats.records, 'record')},"
         f" last change indexed {iso(stats.last_pass) or 'never'}"
     )
@@ -150,21 +148,19 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         detail,
         path=stats.index_path,
         bytes=stats.index_bytes,
-        schema=schema,
+        schema=health.schema,
         last_pass=iso(stats.last_pass),
     )
     sessions = [sessions_check(report, root)] if store_found else []
-    return [*sessions, index, exclude_check(int(excluded))]
+    return [*sessions, index, exclude_check(health.excluded)]
 
 
 def damage_check(history: History) -> Check | None:
     """SQLite's check of every page of the index (a damaged page lies where a command may not
     read for months), and whether it can be written."""
-    from deja.index.faults import check_whole
-
-    fault = check_whole(history.db)
+    fault = history.health(check_pages=True).fault
     if fault is not None:
-        return failed("index", f"{history.index.path} is damaged: {fault}", REBUILD_FIX)
+        return failed("index", f"{history.index_path} is damaged: {fault}", REBUILD_FIX)
     if history.read_only is not None:
         return failed(
             "index",

@@ -14,7 +14,7 @@ from deja.continue_store.workspace import normalize_workspace
 from . import faults, store_identity, store_stamp
 from .lock import LOCK_NAME, writer_lock
 from .recovery import open_index, recover
-from .schema import DB_NAME, prepare_home
+from .schema import DB_NAME, connect_read_only, prepare_home
 
 if TYPE_CHECKING:
     from .pass_report import PassReport
@@ -29,7 +29,11 @@ class Index:
     """Owns the SQLite file. Writers take `index.lock` so only one pass runs at a time; readers
     never wait for a pass (WAL)."""
 
-    def __init__(self, home: Path, root: Path, exclude_path: Path | None = None) -> None:
+    def __init__(
+        self, home: Path, root: Path, exclude_path: Path | None = None, *, for_reading: bool = False
+    ) -> None:
+        """`for_reading`: the existing file opened read-only (no upgrade, no recovery; passes
+        raise `IndexUnwritable`)."""
         self.home = home
         self.root = root
         self.exclude_path = exclude_path
@@ -38,7 +42,11 @@ class Index:
         # `read_only`: why the index cannot be written (a full disk, a read-only home): it was
         # opened for reading, queries answer, passes raise `IndexUnwritable`.
         try:
-            self.db, self.recovery, self.read_only = open_index(self.path)
+            if for_reading:
+                self.db, self.recovery = connect_read_only(self.path), None
+                self.read_only: str | None = "opened for reading"
+            else:
+                self.db, self.recovery, self.read_only = open_index(self.path)
         except (sqlite3.Error, OSError) as error:
             said = self.user_error(error)  # damaged, and cannot be moved aside; or unwritable
             if said is None:

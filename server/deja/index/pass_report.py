@@ -1,4 +1,4 @@
-"""What a pass reports (`refresh.run_pass`, and `quiet.quiet_report` for a store the last pass
+"""What a pass reports (`refresh.run_pass`, and `plan.quiet_report` for a store the last pass
 saw as it is now): here, apart from the pass, so that reading one loads none of the reader."""
 
 from __future__ import annotations

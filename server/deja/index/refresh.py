@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja import settings
-from deja.continue_store import Diagnostic, ListEntry, SessionRef
+from deja.continue_store import ListEntry, SessionRef
+from deja.continue_store.parse import is_safe_file_id
 from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
@@ -24,23 +25,21 @@ from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
 from .pass_report import PassReport
+from .plan import Known, forgotten, listing_of, plan_pass, recorded_listing
 from .reader_pool import read_all, refuse_in_starting_worker, workers_for
 from .refusal import store_refusal
 from .rows import PreparedRead
-from .stamp_plan import Plan, files_of, plan_since, recorded_listing
 from .store_stamp import RACY_WINDOW_NS, Scan, listing_time, stamp_text, unvouch
 from .store_stamp import context as stamp_context
 from .store_stamp import record as record_stamp
 from .store_stamp import recorded as recorded_stamp
 from .store_stamp import scan as stamp_scan
-from .tombstones import SWEPT, bury, forgotten
+from .tombstones import SWEPT, bury
 
 if TYPE_CHECKING:
     from .core import Index
 
 Progress = Callable[[int, int], None]
-# A session's size, mtime and deleted flag as the index holds them.
-Known = dict[str, tuple[int, int, int]]
 _REMEMBER_UNREADABLE = "INSERT OR REPLACE INTO unreadable VALUES (?,?,?,?,?)"
 
 
@@ -64,23 +63,24 @@ def run_pass(
     listing = stamp_scan(index.root, listing_time()) if only is None else None
     context = "" if listing is None else stamp_context(index.root, index.exclude_path)
     with index.writer(wait=wait):
-        since = None
-        if listing is not None and listing.fields and not rebuild:
-            since = recorded_listing(index.db, context)
-        listed: Listed = (None, {}, [])
-        if since is None:
-            listed = _full_listing(index, listing, only, accept_empty, report)
-            if report.refused is not None:
-                report.seconds = time.perf_counter() - started
-                return report
+        listed, vouched, known = _to_plan(index, listing, context, rebuild, accept_empty, report)
+        if report.refused is not None:
+            report.seconds = time.perf_counter() - started
+            return report
         _judge_unreadable_under(index, cap)
         embed = vectors.prepare(index.db, index.transaction)
         dead_ids, dead_workspaces = forgotten(index.db)
         exclude = _apply_exclude_list(index, report)
-        if since is not None and listing is not None:
-            plan = plan_since(index.db, listing, since, _folder(index), dead_ids)
-        else:
-            plan = _changed_files(index, listed[0], listed[1], dead_ids, only, rebuild)
+        plan = plan_pass(
+            index.db,
+            listed,
+            _folder(index),
+            dead_ids,
+            vouched=vouched,
+            known=known,
+            only=only,
+            rebuild=rebuild,
+        )
         report.sessions = plan.sessions
         report.errors.extend(plan.errors)
         report.notes.extend(plan.notes)
@@ -115,7 +115,7 @@ def run_pass(
                 moved = link_forks(db, report.changed_ids)
             report.changed_ids.extend(sid for sid in moved if sid not in report.changed_ids)
         stamp = None
-        if listing is not None and not plan.notes and not listed[2]:  # nothing odd listed
+        if listing is not None and not plan.notes:  # nothing odd listed
             stamp = stamp_text(context, listing)
         _record_pass(index, report, stamp, rebuild=rebuild, whole=only is None)
     report.seconds = time.perf_counter() - started
@@ -151,74 +151,46 @@ def _folder(index: Index) -> str:
     return os.path.join(index.root, "sessions")
 
 
-# The files (None: no folder), what the index holds, what is odd in the listing.
-Listed = tuple[list[SessionFile] | None, Known, list[Diagnostic]]
+def _to_plan(
+    index: Index,
+    listing: Scan | None,
+    context: str,
+    rebuild: bool,
+    accept_empty: bool,
+    report: PassReport,
+) -> tuple[Scan, str, Known | None]:
+    """The listing to plan, the listing the recorded stamp vouches for ("": none) and, with no
+    stamp to go by, every session the index holds."""
+    if listing is not None and listing.fields and not rebuild:
+        vouched = recorded_listing(index.db, context)
+        if vouched is not None:
+            return listing, vouched, None
+    listed, known = _full_listing(index, listing, accept_empty, report)
+    return listed, "", known
 
 
 def _full_listing(
-    index: Index,
-    listing: Scan | None,
-    only: set[str] | None,
-    accept_empty: bool,
-    report: PassReport,
-) -> Listed:
-    """The store's files and what the index holds of each, with no stamp to go by; sets
-    `report.refused` when the listing must not be applied."""
-    files: list[SessionFile] | None
-    if listing is not None:
-        files, scan_notes = files_of(listing, _folder(index))
-    else:
-        files, scan_notes = scan_session_files(index.root)
-    report.notes.extend(scan_notes)
+    index: Index, listing: Scan | None, accept_empty: bool, report: PassReport
+) -> tuple[Scan, Known]:
+    """The listing (empty: no folder) and every session the index holds, with no stamp to go
+    by; sets `report.refused` when the listing must not be applied (always when there is no
+    folder). A partial pass lists as the watcher does (what is odd in the folder noted here)."""
+    files: int | None
+    if listing is None:
+        found, scan_notes = scan_session_files(index.root)
+        report.notes.extend(scan_notes)
+        listing = listing_of(found or [])
+        files = None if found is None else len(found)
+    else:  # odd names are the plan's notes
+        scan_notes = []
+        files = sum(1 for entry in listing.fields if is_safe_file_id(entry.rsplit(" ", 2)[0]))
     known: Known = {
         row[0]: (row[1], row[2], row[3])
         for row in index.db.execute("SELECT id, size, mtime_ns, deleted FROM sessions")
     }
     live = sum(1 for state in known.values() if state[2] == 0)
     report.refused = store_refusal(index.root, files, scan_notes, live, accept_empty)
-    return files, known, scan_notes
-
-
-def _changed_files(
-    index: Index,
-    files: list[SessionFile] | None,
-    known: Known,
-    dead_ids: set[str],
-    only: set[str] | None,
-    rebuild: bool,
-) -> Plan:
-    """The files to read this pass, judged against every session the index holds."""
-    skipped = {
-        row[0]: (row[1], row[2])
-        for row in index.db.execute("SELECT id, size, mtime_ns FROM excluded")
-    }
-    broken = {
-        row[0]: (row[1], row[2], Diagnostic(row[3], row[4]))
-        for row in index.db.execute("SELECT id, size, mtime_ns, path, message FROM unreadable")
-    }
-    plan = Plan()
-    present: set[str] = set()
-    for file in files or ():
-        if file.id in dead_ids:
-            continue
-        present.add(file.id)
-        if only is not None and file.id not in only:
-            continue
-        stat = (file.size, file.mtime_ns)
-        if not rebuild and known.get(file.id) == (*stat, 0):
-            continue
-        if skipped.get(file.id) == stat:
-            continue
-        known_broken = broken.get(file.id)
-        if not rebuild and known_broken and known_broken[:2] == stat:
-            plan.errors.append(known_broken[2])
-            continue
-        plan.changed.append(file)
-    plan.sessions = len(present)
-    plan.gone = [sid for sid, state in known.items() if sid not in present and state[2] == 0]
-    if only is not None:
-        plan.gone = [sid for sid in plan.gone if sid in only]
-    return plan
+    return listing, known
 
 
 def _mark_gone(index: Index, gone: list[str], report: PassReport) -> None:

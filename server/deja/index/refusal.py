@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from deja.continue_store import Diagnostic
-from deja.continue_store.store import NO_SESSIONS_FOLDER, SessionFile
+from deja.continue_store.store import NO_SESSIONS_FOLDER
 
 # A store listing no session file while the index holds this many live sessions is reported,
 # not applied: an unmounted home looks just like that. One session deleted is just a delete.
@@ -30,12 +30,13 @@ class StoreRefusal:
 
 def store_refusal(
     root: Path,
-    files: list[SessionFile] | None,
+    files: int | None,
     scan_notes: list[Diagnostic],
     live: int,
     accept_empty: bool,
 ) -> StoreRefusal | None:
-    """Why the store scanned at `root` must not be applied to an index of `live` sessions."""
+    """Why the store scanned at `root` (`files` session files; None: it could not be listed)
+    must not be applied to an index of `live` sessions."""
     folder = root / "sessions"
     kept = "not applied"
     if live:

@@ -31,18 +31,6 @@ class Tombstone:
     created: float
 
 
-def forgotten(db: sqlite3.Connection) -> tuple[set[str], list[str]]:
-    """The session ids and the workspaces a pass leaves out."""
-    sessions: set[str] = set()
-    workspaces: list[str] = []
-    for kind, value in db.execute("SELECT kind, value FROM tombstones"):
-        if kind == "workspace":
-            workspaces.append(value)
-        else:
-            sessions.add(value)
-    return sessions, workspaces
-
-
 def list_tombstones(db: sqlite3.Connection) -> list[Tombstone]:
     """What was forgotten, oldest first (sessions left out with their workspace are the
     workspace's)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +13,6 @@ from typing import Any
 
 from deja import settings
 from deja.errors import DejaError
-from deja.index.pack import register
-from deja.index.schema import DB_NAME
 from deja.operations import SearchRequest
 from deja.quantities import count
 from deja.query import SearchQuery
@@ -95,20 +92,19 @@ class TeamPusher:
             self._push_once()
 
     def _push_once(self) -> None:
-        from deja.index.exclude import load_exclude_list
+        from deja.query import History
         from deja.team.config import load_config, require_driver
 
-        path = (self.home or settings.deja_home()) / DB_NAME
         try:
             require_driver()
             from deja.team.push import push
 
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-            register(db)  # the view of the records' text reads through `unpack`
+            # Its own connection, read-only: the sidecar's is the pass's, on another thread.
+            history = History(self.home or settings.deja_home(), for_reading=True)
             try:
-                report = push(db, load_config(), load_exclude_list())
+                report = push(history, load_config(), history.exclude_list())
             finally:
-                db.close()
+                history.close()
         except DejaError as error:  # one line in the log; the next pass tries again
             self.log(f"team push: {error.message}", logging.WARNING)
             return

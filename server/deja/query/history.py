@@ -1,23 +1,34 @@
-"""The one query API every front door (CLI, sidecar, MCP) calls. Front doors never open SQLite
-and never read the store themselves."""
+"""The one query API every front door (CLI, sidecar, MCP, team push, doctor) calls: it alone holds
+the index's connection (private), as datasette's `Database` does. Outside `index/`, `query/` and
+`semantic/` nothing opens SQLite or names an index table (`tests/test_import_rules.py`), and front
+doors never read the store themselves."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deja import settings
+from deja.errors import DejaError
 from deja.index import Index, default_home
 
-from .scope import Scope, ScopeChoice, current_scope, folders_scope, named_scope
+from .forgetting import Forgetting
+from .scope import (
+    Scope,
+    ScopeChoice,
+    current_scope,
+    folders_scope,
+    known_workspaces,
+    named_scope,
+)
 from .search import SearchQuery, SearchResult, search
 
 if TYPE_CHECKING:
-    from deja.index import PassReport, Progress, Recovery, Tombstone
+    from deja.index import PassReport, Progress, Recovery
+    from deja.index.exclude import ExcludeList
 
     from . import blame
     from . import restore as restore_queries
@@ -29,46 +40,67 @@ if TYPE_CHECKING:
     from .provenance import Provenance
     from .recover import Recovered, RecoverOutcome
     from .session_page import SessionPage
-    from .stats import Stats
+    from .shared import IndexedRecord, IndexedSession
+    from .stats import IndexHealth, Stats
+
+# What opening the index may raise: a door that must not fail on it (`deja doctor`) catches
+# these without naming SQLite.
+OPEN_ERRORS = (OSError, sqlite3.Error, DejaError)
 
 # Each question beyond search imports its module when first asked (`deja search`'s start-up).
 
 
-class History:
+class History(Forgetting):
     def __init__(
-        self, home: Path | None = None, root: Path | None = None, exclude_path: Path | None = None
+        self,
+        home: Path | None = None,
+        root: Path | None = None,
+        exclude_path: Path | None = None,
+        *,
+        for_reading: bool = False,
     ) -> None:
+        """`for_reading`: open the index read-only (a thread beside the sidecar's own pass)."""
         self.root = root or settings.continue_root()
         self.home = home or default_home()
-        self.index = Index(self.home, self.root, exclude_path)
+        self._index = Index(self.home, self.root, exclude_path, for_reading=for_reading)
 
     @property
-    def db(self) -> sqlite3.Connection:
+    def _db(self) -> sqlite3.Connection:
         """The index's connection (a new one after `refresh(rebuild=True)` recovered it)."""
-        return self.index.db
+        return self._index.db
+
+    @property
+    def index_path(self) -> Path:
+        return self._index.path
 
     def close(self) -> None:
-        self.index.close()
+        self._index.close()
+
+    def exclude_list(self) -> ExcludeList:
+        """The exclude list this index applies."""
+        from deja.index.exclude import load_exclude_list
+
+        return load_exclude_list(self._index.exclude_path)
 
     @property
     def read_only(self) -> str | None:
         """Why the index cannot be written (full disk, read-only home), when it cannot: it was
         opened read-only, questions answer, `refresh` raises `IndexUnwritable`."""
-        return self.index.read_only
+        return self._index.read_only
 
     def raise_noted_damage(self) -> None:
         """`IndexDamaged` when a command met damage in the index file (until a rebuild)."""
-        self.index.raise_noted_damage()
+        self._index.raise_noted_damage()
 
     def user_error(self, error: BaseException) -> Exception | None:
         """An error a question or a pass raised, as one line for the user when it is about
         the index file (damaged, cannot be written); None otherwise."""
-        return self.index.user_error(error)
+        return self._index.user_error(error)
 
     @property
     def recovery(self) -> Recovery | None:
         """Set when opening found the index file unreadable and started a new one."""
-        return self.index.recovery
+        return self._index.recovery
 
     def refresh(
         self,
@@ -83,7 +115,7 @@ class History:
         """A pass; a missing or emptied store, or another store than the index's own (unless
         `switch_store`), is not applied (see `PassReport.refused`). Without `wait`,
         `deja.index.IndexBusy` when another process is running one."""
-        return self.index.refresh(
+        return self._index.refresh(
             rebuild=rebuild,
             progress=progress,
             only=only,
@@ -95,13 +127,13 @@ class History:
     def quiet_pass(self) -> PassReport | None:
         """A pass's report, told without running it, when it would find nothing to do (the
         store as the last whole pass saw it); None when it would (`deja index`'s start-up)."""
-        from deja.index.quiet import quiet_report
+        from deja.index.plan import quiet_report
 
-        return quiet_report(self.index)
+        return quiet_report(self._index)
 
     def store_unchanged(self) -> bool:
         """True when the last pass saw the store as it is now (a pass would do nothing)."""
-        return self.index.store_unchanged()
+        return self._index.store_unchanged()
 
     # Scope ----------------------------------------------------------------------------------
 
@@ -113,14 +145,14 @@ class History:
         if all_workspaces:
             return ScopeChoice(Scope())
         if workspace:
-            return ScopeChoice(named_scope(self.db, workspace, cwd or os.getcwd()))
-        return current_scope(self.db, cwd or os.getcwd())
+            return ScopeChoice(named_scope(self._db, workspace, cwd or os.getcwd()))
+        return current_scope(self._db, cwd or os.getcwd())
 
     def scope_for_folders(self, folders: Sequence[str]) -> ScopeChoice:
         """An editor's workspace folders (URIs or paths): for each, the innermost Continue
         workspace holding it (or the folder itself) and every workspace inside that; all
         workspaces, with a note, when no session belongs to any folder."""
-        return folders_scope(self.db, folders)
+        return folders_scope(self._db, folders)
 
     # Questions ------------------------------------------------------------------------------
 
@@ -128,7 +160,7 @@ class History:
         """The hits, with the notes the answer carries in `.notes`: `scope_notes` (those of the
         `ScopeChoice` the query's scope came from) and, when no hit matched exactly, which
         words were corrected. Doors show the notes as they are."""
-        result = search(self.db, query)
+        result = search(self._db, query)
         result.notes = [*scope_notes]
         if result.approximate:
             fixes = ", ".join(f"{a} → {b}" for a, b in result.corrections.items())
@@ -140,30 +172,25 @@ class History:
     ) -> list[session_queries.SessionSummary]:
         from . import sessions as session_queries
 
-        return session_queries.list_sessions(self.db, scope, limit, offset)
+        return session_queries.list_sessions(self._db, scope, limit, offset)
 
     def summaries(self, session_ids: Iterable[str]) -> list[session_queries.SessionSummary]:
         """These sessions (ids as the index holds them), newest first; unknown ids left out."""
         from . import sessions as session_queries
 
-        return session_queries.summaries_of(self.db, list(session_ids))
+        return session_queries.summaries_of(self._db, list(session_ids))
 
     def lost_sessions(self, scope: Scope) -> list[LostSession]:
         """Sessions whose file is gone or lost turns to compaction (`deja sessions --lost`)."""
         from .lost import lost_sessions
 
-        return lost_sessions(self.db, scope)
+        return lost_sessions(self._db, scope)
 
     def count_sessions(self, scope: Scope) -> int:
         """How many sessions `sessions` pages through in `scope`."""
         from . import sessions as session_queries
 
-        return session_queries.count_sessions(self.db, scope)
-
-    def resolve_session(self, given: str) -> str:
-        from . import sessions as session_queries
-
-        return session_queries.resolve_session_id(self.db, given)
+        return session_queries.count_sessions(self._db, scope)
 
     def show(
         self, session_id: str, turn: int | None = None, *, inherited: bool = False
@@ -172,7 +199,7 @@ class History:
         from . import sessions as session_queries
 
         return session_queries.show_session(
-            self.db, self.resolve_session(session_id), turn, inherited=inherited
+            self._db, self.resolve_session(session_id), turn, inherited=inherited
         )
 
     def session_page(
@@ -182,7 +209,7 @@ class History:
         from .session_page import session_page
 
         return session_page(
-            self.db, self.resolve_session(session_id), offset=offset, limit=limit, at_turn=at_turn
+            self._db, self.resolve_session(session_id), offset=offset, limit=limit, at_turn=at_turn
         )
 
     def fork_command(self, session_id: str) -> ForkCommand:
@@ -190,7 +217,7 @@ class History:
         from .fork import fork_command
 
         return fork_command(
-            session_queries.session_summary(self.db, self.resolve_session(session_id))
+            session_queries.session_summary(self._db, self.resolve_session(session_id))
         )
 
     def recover(
@@ -217,7 +244,7 @@ class History:
         """A session as Continue's document, from the index (nothing written)."""
         from .recover import recovered_session
 
-        return recovered_session(self.db, self.resolve_session(session_id))
+        return recovered_session(self._db, self.resolve_session(session_id))
 
     def restore(
         self,
@@ -254,7 +281,7 @@ class History:
         from . import restore as restore_queries
 
         return restore_queries.restore(
-            self.db,
+            self._db,
             self.home,
             selection,
             cwd=cwd,
@@ -273,8 +300,8 @@ class History:
         hunk's lines stand by `provenance`)."""
         from . import blame
 
-        paths = blame.resolve_file(self.db, path, cwd=cwd or os.getcwd())
-        events = blame.file_history(self.db, paths, limit=limit)
+        paths = blame.resolve_file(self._db, path, cwd=cwd or os.getcwd())
+        events = blame.file_history(self._db, paths, limit=limit)
         if document is not None:
             self.provenance(events, document).place()
         return events
@@ -291,87 +318,47 @@ class History:
         with what made it go away in its session or `fixed=False`, best first."""
         from .fix import find_fixes
 
-        return find_fixes(self.db, error, scope, limit)
+        return find_fixes(self._db, error, scope, limit)
 
     def files(self, topic: str, scope: Scope, limit: int = 20) -> FilesResult:
         """The files the sessions matching `topic` edited, wrote or read (`deja files`)."""
         from .files import files_for_topic
 
-        return files_for_topic(self.db, topic, scope, limit)
+        return files_for_topic(self._db, topic, scope, limit)
 
     def most_edited_file(self) -> str:
         from . import blame
 
-        return blame.most_edited_file(self.db)
+        return blame.most_edited_file(self._db)
 
     def stats(self) -> Stats:
         from .stats import index_stats
 
-        return index_stats(self.db, self.index.path, self.root)
+        return index_stats(self._db, self._index.path, self.root)
 
-    def forget_preview(
-        self, *, session: str | None = None, workspace: str | None = None
-    ) -> list[session_queries.SessionSummary]:
-        """What `forget_session(session)` or `forget_workspace(workspace)` would remove, newest
-        first; nothing changes. Raises `UnknownSession` when the index holds none of it."""
-        from . import sessions as session_queries
+    def health(self, *, check_pages: bool = False) -> IndexHealth:
+        """The index file's schema, what it keeps out, and with `check_pages` SQLite's check of
+        every page (reads the whole file: `deja doctor`)."""
+        from .stats import index_health
 
-        if session is not None:
-            return [session_queries.session_summary(self.db, self.resolve_session(session))]
-        if workspace is None:
-            raise ValueError("forget_preview needs a session or a workspace")
-        with self._nothing_indexed():
-            ids = self.index.workspace_sessions(os.path.abspath(workspace))
-        return session_queries.summaries_of(self.db, ids)
+        return index_health(self._db, check_pages=check_pages)
+
+    def known_workspaces(self) -> list[str]:
+        return known_workspaces(self._db)
+
+    def indexed_sessions(self) -> list[IndexedSession]:
+        """Every session the index holds, as a team push reads them (`deja.team.local`)."""
+        from .shared import indexed_sessions
+
+        return indexed_sessions(self._db)
+
+    def indexed_records(self, session_id: str) -> list[IndexedRecord]:
+        from .shared import indexed_records
+
+        return indexed_records(self._db, session_id)
 
     def forks_of(self, session_id: str) -> list[session_queries.SessionSummary]:
         """The sessions forked from this one, newest first (each holds a copy of its turns)."""
         from . import sessions as session_queries
 
-        return session_queries.forks_of(self.db, self.resolve_session(session_id))
-
-    def forget_session(self, session_id: str) -> session_queries.SessionSummary:
-        """Remove a session from the index for good (a tombstone keeps later passes from
-        bringing it back); returns what it was. Raises `UnknownSession`."""
-        from . import sessions as session_queries
-
-        summary = session_queries.session_summary(self.db, self.resolve_session(session_id))
-        with self._nothing_indexed():
-            self.index.forget_session(summary.id)
-        self._prune_restore_cache()
-        return summary
-
-    def forget_workspace(self, directory: str) -> int:
-        """Remove a workspace's sessions (and keep its later ones out); how many went. Raises
-        `UnknownSession` when the index holds no session of it."""
-        with self._nothing_indexed():
-            count = self.index.forget_workspace(os.path.abspath(directory))
-        self._prune_restore_cache()
-        return count
-
-    def tombstones(self) -> list[Tombstone]:
-        return self.index.tombstones()
-
-    def unforget(self, given: str) -> Tombstone:
-        """Undo a forget: a forgotten session id (8+ characters) or workspace directory. The next
-        pass indexes it again from Continue's store (what only Deja had kept is gone)."""
-        with self._nothing_indexed():
-            return self.index.undo_forget(given, os.path.abspath(given))
-
-    @contextlib.contextmanager
-    def _nothing_indexed(self) -> Iterator[None]:
-        """The index's `NotIndexed` as the query layer's user error."""
-        from deja.index.tombstones import NotIndexed
-
-        from . import sessions as session_queries
-
-        try:
-            yield
-        except NotIndexed as error:
-            raise session_queries.UnknownSession(str(error)) from None
-
-    def _prune_restore_cache(self) -> None:
-        """A forgotten session's restore transcript must not outlive it on disk."""
-        from . import restore as restore_queries
-
-        restore_queries.prune_cache(self.db, self.home)
+        return session_queries.forks_of(self._db, self.resolve_session(session_id))

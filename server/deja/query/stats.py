@@ -54,3 +54,21 @@ def index_stats(db: sqlite3.Connection, index_path: Path, root: Path) -> Stats:
         index_path=str(index_path),
         store_path=str(root),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class IndexHealth:
+    """What `deja doctor` says of the index file beyond `Stats`."""
+
+    schema: int  # the schema version the file holds
+    excluded: int  # session files the exclude list keeps out
+    fault: str | None  # SQLite's check of every page (when asked for): None when sound
+
+
+def index_health(db: sqlite3.Connection, *, check_pages: bool) -> IndexHealth:
+    from deja.index.faults import check_whole
+    from deja.index.schema import schema_version
+
+    excluded = db.execute("SELECT count(*) FROM excluded").fetchone()[0]
+    fault = check_whole(db) if check_pages else None
+    return IndexHealth(schema_version(db), int(excluded), fault)

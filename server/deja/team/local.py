@@ -1,22 +1,34 @@
-"""What a push takes from the local index: the shared workspaces' sessions (the exclude list
-always wins) and their records, each keyed by its history item's fingerprint so a retried push
-finds the same key. Texts are redacted again on the way out and made fit for PostgreSQL text."""
+"""What a push takes from the local index (read through `History`: plain rows): the shared
+workspaces' sessions (the exclude list always wins) and their records, each keyed by its history
+item's fingerprint so a retried push finds the same key. Texts are redacted again on the way out
+and made fit for PostgreSQL text."""
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from deja.continue_store.redact import redact
 from deja.continue_store.workspace import relative_to_workspace, workspace_contains
 from deja.index.exclude import ExcludeList
 
+if TYPE_CHECKING:
+    from deja.query.shared import IndexedRecord, IndexedSession
+
 # A record's text on the team side is cut here (the local index keeps it whole).
 MAX_BODY_CHARS = 1_000_000
 # Part of every digest: a change in what a push sends makes every session go again.
 PUSH_FORMAT = "1"
+
+
+class LocalIndex(Protocol):
+    """What a push reads of the local index (`deja.query.History`)."""
+
+    def indexed_sessions(self) -> list[IndexedSession]: ...
+
+    def indexed_records(self, session_id: str) -> list[IndexedRecord]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,60 +68,54 @@ def is_shared(workspace: str, shared: Sequence[str], exclude: ExcludeList) -> bo
 
 
 def shared_sessions(
-    db: sqlite3.Connection, shared: Sequence[str], exclude: ExcludeList
+    local: LocalIndex, shared: Sequence[str], exclude: ExcludeList
 ) -> list[LocalSession]:
-    rows = db.execute(
-        "SELECT s.id, s.title, s.workspace, s.project, s.started, s.last_active, s.size,"
-        " s.mtime_ns, s.message_count, s.deleted,"
-        " (SELECT count(*) || ':' || coalesce(max(r.id), 0) FROM records r"
-        "  WHERE r.session_id = s.id) FROM sessions s ORDER BY s.id"
-    ).fetchall()
     found = []
-    for row in rows:
-        if not is_shared(row[2], shared, exclude):
+    for s in local.indexed_sessions():
+        if not is_shared(s.workspace, shared, exclude):
             continue
+        fields = (PUSH_FORMAT, s.id, s.title, s.workspace, s.project, s.started, s.last_active)
         digest = hashlib.sha256(
-            "\x1f".join(map(str, (PUSH_FORMAT, *row))).encode("utf-8", "surrogatepass")
+            "\x1f".join(map(str, (*fields, *s.version))).encode("utf-8", "surrogatepass")
         ).hexdigest()[:32]
         found.append(
             LocalSession(
-                row[0], outgoing(row[1]), clean(row[2]), clean(row[3]), row[4], row[5], digest
+                s.id,
+                outgoing(s.title),
+                clean(s.workspace),
+                clean(s.project),
+                s.started,
+                s.last_active,
+                digest,
             )
         )
     return found
 
 
-def session_records(db: sqlite3.Connection, session: LocalSession) -> list[Row]:
+def session_records(local: LocalIndex, session: LocalSession) -> list[Row]:
     """The session's records in order; the key is the item's fingerprint and the record's place
     among that item's records (the turn number when the index holds no item for it)."""
-    rows = db.execute(
-        "SELECT r.turn, r.role, r.time, r.path, r.exit_code, r.status, r.compacted, f.body,"
-        " i.fingerprint FROM records r JOIN records_fts f ON f.rowid = r.id"
-        " LEFT JOIN items i ON i.session_id = r.session_id AND i.turn = r.turn"
-        " WHERE r.session_id = ? ORDER BY r.turn, r.id",
-        (session.id,),
-    ).fetchall()
     out: list[Row] = []
     seen: dict[str, int] = {}
-    for turn, role, time, path, exit_code, status, compacted, body, fingerprint in rows:
-        base = fingerprint or f"turn-{turn}"
+    for record in local.indexed_records(session.id):
+        base = record.fingerprint or f"turn-{record.turn}"
         place = seen.get(base, 0)
         seen[base] = place + 1
-        clean_path = clean(path) if path else None
+        clean_path = clean(record.path) if record.path else None
         out.append(
             (
                 session.id,
                 f"{base}:{place}",
                 session.project,
-                turn,
-                role,
-                time,
+                record.turn,
+                record.role,
+                record.time,
                 clean_path,
                 relative_to_workspace(clean_path, session.workspace) if clean_path else None,
-                exit_code,
-                status,
-                bool(compacted),
-                outgoing(body or ""),
+                record.exit_code,
+                record.status,
+                record.compacted,
+                outgoing(record.body),
             )
         )
     return out

@@ -7,7 +7,6 @@ from the table, not hidden."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ from deja.index.exclude import ExcludeList
 
 from .config import TeamConfig
 from .connection import Connection, opened, team_errors
-from .local import LocalSession, session_records
+from .local import LocalIndex, LocalSession, session_records
 from .local import shared_sessions as local_sessions
 from .migrations import check_schema
 
@@ -70,12 +69,12 @@ class PushReport:
 
 
 def push(
-    index_db: sqlite3.Connection,
+    local: LocalIndex,
     config: TeamConfig,
     exclude: ExcludeList,
     progress: Callable[[PushReport], None] | None = None,
 ) -> PushReport:
-    sessions = local_sessions(index_db, config.shared, exclude)
+    sessions = local_sessions(local, config.shared, exclude)
     report = PushReport(shared=len(sessions))
     with opened(config) as db:
         check_schema(db)
@@ -96,7 +95,7 @@ def push(
         rows: list[tuple[object, ...]] = []
         size = 0
         for session in todo:
-            records = session_records(index_db, session)
+            records = session_records(local, session)
             batch.append(session)
             rows.extend(records)
             size += sum(len(row[-1].encode()) for row in records)
