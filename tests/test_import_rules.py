@@ -363,14 +363,9 @@ def cycles() -> set[frozenset[str]]:
     return found
 
 
-# Cycles this rule found on its first day, outside the change that brought it; empty it as each
-# goes (the test fails while one listed here is gone, so the list stays true).
-KNOWN_CYCLES: set[frozenset[str]] = {
-    # `meaning` imports `search` inside functions for its hit and result types (`query/hits.py`).
-    frozenset({"deja.query.meaning", "deja.query.search"}),
-    # `legacy` reads the prompt's name and text from `continue_setup` inside a function.
-    frozenset({"deja.install.continue_setup", "deja.install.legacy"}),
-}
+# None allowed: a cycle is a module whose two halves belong apart (the test fails when one
+# returns, and when this list names one that has gone).
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def test_the_runtime_walk_sees_function_imports_and_skips_typing_ones() -> None:

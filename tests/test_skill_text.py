@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deja.install import skill_text
-from deja.install.continue_setup import PROMPT_TEXT
+from deja.install.prompt import PROMPT_TEXT
 from deja.mcp.definitions import TOOLS
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from deja.install import ConfigError, skill_text
-from deja.install.continue_setup import PROMPT_NAME, SERVER_NAME, config_path, skill_path
+from deja.install.continue_setup import SERVER_NAME, config_path, skill_path
 from deja.install.legacy import JSON_NAME, is_deja, load_jsonc, loaded_config, mcp_servers
+from deja.install.prompt import PROMPT_NAME
 from deja.install.record import InstallRecord, record_path
 from deja.install.yamledit import load, plain
 

@@ -88,7 +88,7 @@ def json_entries(command: str, args: list[str], env: dict[str, str] | None) -> s
     transport: dict[str, Any] = {"type": "stdio", "command": command, "args": args}
     if env:
         transport["env"] = env
-    from .continue_setup import PROMPT_DESCRIPTION, PROMPT_NAME, PROMPT_TEXT
+    from .prompt import PROMPT_DESCRIPTION, PROMPT_NAME, PROMPT_TEXT
 
     command_entry = {"name": PROMPT_NAME, "description": PROMPT_DESCRIPTION, "prompt": PROMPT_TEXT}
     server = json.dumps({"transport": transport}, indent=2, ensure_ascii=False)
