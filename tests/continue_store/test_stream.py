@@ -167,3 +167,22 @@ def test_bad_documents_fail_as_whole_ones_do(
     assert said_whole.message.endswith("(retried once; left for later)") == (
         said_streamed.message.endswith("(retried once; left for later)")
     )
+
+
+def test_without_ijson_a_file_too_large_to_parse_whole_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deja.continue_store import stream
+
+    write_session(tmp_path, session_doc("s", [user("hello there")]))
+    [ref] = [ref for ref in list_store(tmp_path).refs if ref.file is not None]
+    monkeypatch.setattr(stream, "available", lambda: False)
+    monkeypatch.setattr(store, "STREAM_MIN_BYTES", 1)
+    assert read_session(ref, max_bytes=ALL).session is not None  # small enough: parsed whole
+    monkeypatch.setattr(store, "WHOLE_MAX_BYTES", 10)
+    read = read_session(ref, max_bytes=ALL)
+    assert read.session is None
+    [said] = read.diagnostics
+    assert "too large to parse whole, and ijson, which would stream it, is not installed" in (
+        said.message
+    )

@@ -23,6 +23,8 @@ RETRY_DELAY_S = 0.15
 # From this size a file's history is streamed rather than parsed whole: a whole parse holds
 # several times the file's size in memory.
 STREAM_MIN_BYTES = 16 * 1024 * 1024
+# Without ijson (a Python it has no wheel for) a file is parsed whole: up to this size only.
+WHOLE_MAX_BYTES = 64 * 1024 * 1024
 
 # Where the store is: `DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR`, else `~/.continue`.
 resolve_root = settings.continue_root
@@ -317,6 +319,11 @@ def _parse_file(
     fd, info = _open_regular_file(ref.file, limit)
     try:
         streamed = info.st_size >= STREAM_MIN_BYTES and stream.available()
+        if not streamed and info.st_size > WHOLE_MAX_BYTES:
+            raise OSError(
+                f"{human_size(info.st_size)} is too large to parse whole, and ijson, which "
+                "would stream it, is not installed"
+            )
         start = SessionStart(
             ref.id,
             ref.entry,
