@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from deja.continue_store import SessionError, parse_session, read_store
 from deja.quantities import human_size
 from deja.query import History, SearchQuery
-from deja.settings import DEFAULT_MAX_SESSION_BYTES
 from tests.storebuilder import session_doc, snapshot, user, write_session
 
 HOSTILE = Path(__file__).parent.parent / "fixtures" / "hostile-store"
@@ -185,14 +184,14 @@ for d in result.diagnostics:
 """
 
 
-def run_big(store: Path) -> tuple[int, int, str]:
+def run_big(store: Path, **env: str) -> tuple[int, int, str]:
     """Read the store in a fresh process, so its peak memory is measured alone."""
     result = subprocess.run(
         [sys.executable, "-c", BIG_CASE, str(store)],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **env},
     )
     assert result.returncode == 0, result.stderr
     first, _, rest = result.stdout.partition("\n")
@@ -208,10 +207,11 @@ def test_file_over_the_cap_is_reported_not_read(tmp_path: Path) -> None:
         handle.write(b'{"history": [{"message": {"role": "user", "content": "')
         handle.write(b"x" * (100 * 1024 * 1024))
         handle.write(b'"}}]}')
-    sessions, peak, diagnostics = run_big(store)
+    limit = 64 * 1024 * 1024  # no cap unless one is set
+    sessions, peak, diagnostics = run_big(store, DEJA_MAX_SESSION_BYTES=str(limit))
     assert sessions == 1 and peak < 150
-    cap = f"over the {human_size(DEFAULT_MAX_SESSION_BYTES)} cap"
-    assert f"{cap} (DEJA_MAX_SESSION_BYTES={DEFAULT_MAX_SESSION_BYTES})" in diagnostics
+    cap = f"over the {human_size(limit)} cap"
+    assert f"{cap} (DEJA_MAX_SESSION_BYTES={limit})" in diagnostics
 
 
 def test_fifty_megabyte_string_is_clipped_and_bounded(tmp_path: Path) -> None:

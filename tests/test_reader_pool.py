@@ -73,10 +73,12 @@ def test_worker_pass_gives_the_same_index(tmp_path: Path, monkeypatch: pytest.Mo
 def test_small_passes_and_single_cores_read_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     from deja.continue_store import SessionRef
 
-    big = [SessionRef("a", None, None, size=reader_pool.PARALLEL_MIN_BYTES + 1)]
-    small = [SessionRef("a", None, None, size=1_000)]
+    big = [SessionRef(n, None, None, size=reader_pool.PARALLEL_MIN_BYTES // 2 + 1) for n in "ab"]
+    small = [SessionRef("a", None, None, size=1_000)] * 2
+    huge_one = [SessionRef("a", None, None, size=reader_pool.PARALLEL_MIN_BYTES * 10)]
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 2)
     assert (reader_pool.workers_for(big), reader_pool.workers_for(small)) == (2, 0)
+    assert reader_pool.workers_for(huge_one) == 0  # nothing to overlap its reading with
     monkeypatch.setattr(reader_pool.os, "cpu_count", lambda: 1)
     assert reader_pool.workers_for(big) == 0
 

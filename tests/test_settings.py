@@ -35,7 +35,7 @@ def test_a_bad_size_cap_names_the_variable(value: str) -> None:
 
 
 def test_good_settings_are_read() -> None:
-    assert settings.max_session_bytes({}) == 64 * 1024 * 1024
+    assert settings.max_session_bytes({}) == settings.NO_CAP  # no cap unless one is set
     assert settings.max_session_bytes({"DEJA_MAX_SESSION_BYTES": "1000"}) == 1000
     assert settings.redact_secrets({}) and settings.redact_secrets({"DEJA_NO_REDACT": "0"})
     assert not settings.redact_secrets({"DEJA_NO_REDACT": "1"})

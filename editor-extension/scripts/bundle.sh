@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Fills bundled/ for the .vsix: libs/ holds Deja's server (a copy of server/deja) and the pure-Python
 # packages of bundled-requirements.txt; with a TARGET (linux-x64, linux-arm64, darwin-x64,
-# darwin-arm64, win32-x64), orjson/cpXY/ holds orjson's wheel for each CPython it supports, which
-# the extension puts on PYTHONPATH for the interpreter it runs. Wheels come from PyPI once and are
-# cached under ${DEJA_TEST_CACHE:-~/.cache/deja-test}/bundle-wheels.
+# darwin-arm64, win32-x64), orjson/cpXY/ holds, for each CPython, the wheels with a compiled part
+# (NATIVE: orjson, watchfiles for the store watcher's file notifications, ijson for streaming very
+# large sessions), which the extension puts on PYTHONPATH for the interpreter it runs (the folder
+# keeps orjson's name: the extension looks for it there). Without them Deja falls back to the
+# standard library's json, polling the store, and parsing a large session whole. Wheels come from
+# PyPI once and are cached under ${DEJA_TEST_CACHE:-~/.cache/deja-test}/bundle-wheels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-}"
 PY="${DEJA_BUILD_PYTHON:-../.venv/bin/python}"
 CACHE="${DEJA_TEST_CACHE:-$HOME/.cache/deja-test}/bundle-wheels"
-ORJSON="orjson==3.13.0"
+NATIVE="orjson==3.13.0 watchfiles==1.3.0 ijson==3.6.0"
 CPYTHONS="3.11 3.12 3.13 3.14"
 
 pip_quiet() { "$PY" -m pip --disable-pip-version-check "$@" 2> >(grep -v '^WARNING: Location' >&2); }
@@ -44,13 +47,17 @@ if [ -n "$target" ]; then
   platform="$(platform_of "$target")"
   for version in $CPYTHONS; do
     tag="cp${version/./}"
-    folder="$CACHE/orjson/$platform-$tag"
-    if ! ls "$folder"/orjson-*.whl >/dev/null 2>&1; then
-      mkdir -p "$folder"
-      pip_quiet download --quiet --no-deps --only-binary=:all: --implementation cp --platform "$platform" \
-        --python-version "$version" -d "$folder" "$ORJSON"
-    fi
-    "$PY" -m zipfile -e "$(ls "$folder"/orjson-*.whl | head -1)" "bundled/orjson/$tag"
+    for wanted in $NATIVE; do
+      name="${wanted%%==*}"
+      folder="$CACHE/$name/$platform-$tag"
+      if ! ls "$folder"/"$name"-*.whl >/dev/null 2>&1; then
+        mkdir -p "$folder"
+        pip_quiet download --quiet --no-deps --only-binary=:all: --implementation cp --platform "$platform" \
+          --python-version "$version" -d "$folder" "$wanted"
+      fi
+      "$PY" -m zipfile -e "$(ls "$folder"/"$name"-*.whl | head -1)" "bundled/orjson/$tag"
+    done
   done
+  find bundled/orjson -name __pycache__ -prune -exec rm -rf {} +
 fi
 echo "bundled/: $(du -sh bundled | cut -f1)${target:+ for $target}" >&2

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from deja.errors import DejaError
 
-# Bounds the reader's memory: a session file over this size is reported and not read.
-DEFAULT_MAX_SESSION_BYTES = 64 * 1024 * 1024
+# No cap unless the user sets one: a file too large to parse whole has its history streamed,
+# so the reader's memory does not grow with it. A file over a cap set is reported, not read.
+NO_CAP = 2**63 - 1
+DEFAULT_MAX_SESSION_BYTES = NO_CAP
 MAX_SESSION_BYTES_VAR = "DEJA_MAX_SESSION_BYTES"
 
 Env = Mapping[str, str]
@@ -52,16 +54,16 @@ def _xdg(env: Env | None, name: str, fallback: str) -> Path:
 
 
 def max_session_bytes(env: Env | None = None) -> int:
-    """`DEJA_MAX_SESSION_BYTES`: a positive whole number of bytes, 64 MiB when unset."""
+    """`DEJA_MAX_SESSION_BYTES`: a positive whole number of bytes; no cap (`NO_CAP`) unset."""
     raw = _value(env, MAX_SESSION_BYTES_VAR)
     if not raw:
         return DEFAULT_MAX_SESSION_BYTES
     if not re.fullmatch(r"[0-9]+", raw) or int(raw) == 0:
         raise SettingError(
             f"{MAX_SESSION_BYTES_VAR} must be a positive whole number of bytes "
-            f"(unset: {DEFAULT_MAX_SESSION_BYTES}), not {raw!r}"
+            f"(unset: no cap), not {raw!r}"
         )
-    return int(raw)
+    return min(int(raw), NO_CAP)
 
 
 def redact_secrets(env: Env | None = None) -> bool:

@@ -50,12 +50,20 @@ _ESCAPE = re.compile(
 )
 
 
+# The same characters as bytes: in UTF-8 a byte below 0x80 is always its ASCII character, so
+# deleting these from the encoded text tells whether it has one, many times faster than the
+# pattern over a long tool output.
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+
+
 def clean_text(text: str) -> str:
     """Strings from disk may hold escapes, NULs or lone surrogates; none belongs in the index."""
-    if _CONTROL.search(text):
-        text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        if _CONTROL.search(text):
+            text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
+        return text.encode("utf-8", "replace").decode("utf-8")
+    if len(raw.translate(None, _CONTROL_BYTES)) == len(raw):
+        return text
+    return _ESCAPE.sub("", text.replace("\r\n", "\n"))

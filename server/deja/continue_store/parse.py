@@ -5,18 +5,20 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import jsonlib
 from .content import MAX_MESSAGE_CHARS, clean_text, clip, content_text
-from .records import Item, ListEntry, Record, Role, Session, Source
+from .records import Item, ListEntry, Record, RecordSink, Role, Session, Source
 from .times import parse_date_created, turn_time
-from .tools import Redactor, tool_record
+from .tools import Redactor, output_parts, tool_record
 from .workspace import normalize_workspace, project_name, resolve_tool_path
 
 PLACEHOLDER_TITLES = frozenset({"new session", "untitled session", ""})
 _TITLE_CHARS = 80
+# Records handed to a sink at a time (the memory a streamed session holds between items).
+_FLUSH_RECORDS = 256
 
 
 class SessionError(ValueError):
@@ -65,16 +67,21 @@ def _fingerprint(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def _source(doc: dict[str, Any], history: list[Any]) -> Source:
-    if "mode" in doc or "chatModelTitle" in doc:
+def _source(head: dict[str, Any], ide_item_seen: bool) -> Source:
+    """The IDE writes `mode`/`chatModelTitle`, and message ids or `promptLogs` on its items
+    (looked for in the first five); the CLI writes `usage`."""
+    if "mode" in head or "chatModelTitle" in head or ide_item_seen:
         return "ide"
-    for item in history[:5]:
-        message = item.get("message") if isinstance(item, dict) else None
-        if isinstance(message, dict) and ("id" in message or "promptLogs" in item):
-            return "ide"
-    if "usage" in doc:
+    if "usage" in head:
         return "cli"
     return "unknown"
+
+
+def _looks_ide(item: object) -> bool:
+    if not isinstance(item, dict):
+        return False
+    message = item.get("message")
+    return isinstance(message, dict) and ("id" in message or "promptLogs" in item)
 
 
 def _attached_paths(context_items: object, workspace: str) -> list[str]:
@@ -97,14 +104,22 @@ def _attached_paths(context_items: object, workspace: str) -> list[str]:
     return paths
 
 
+def tool_item_output(item: object) -> tuple[str, str] | None:
+    """An IDE `role:"tool"` item's (call id, output): it duplicates a call's output, a fallback
+    when the call's state has none."""
+    if isinstance(item, dict) and isinstance(item.get("message"), dict):
+        message = item["message"]
+        if message.get("role") == "tool" and isinstance(message.get("toolCallId"), str):
+            return message["toolCallId"], content_text(message.get("content"))
+    return None
+
+
 def _tool_outputs(history: list[Any]) -> dict[str, str]:
-    """IDE `role:"tool"` items duplicate a call's output: a fallback when its state has none."""
     outputs: dict[str, str] = {}
     for item in history:
-        if isinstance(item, dict) and isinstance(item.get("message"), dict):
-            message = item["message"]
-            if message.get("role") == "tool" and isinstance(message.get("toolCallId"), str):
-                outputs[message["toolCallId"]] = content_text(message.get("content"))
+        found = tool_item_output(item)
+        if found is not None:
+            outputs[found[0]] = found[1]
     return outputs
 
 
@@ -134,6 +149,12 @@ def parse_session(
     redact: Redactor,
 ) -> tuple[Session, list[str]]:
     """The session and a list of warnings about parts of it that could not be read."""
+    start = SessionStart(session_id, entry, file, size, mtime_ns, redact)
+    return parse_document(data, start)
+
+
+def parse_document(data: bytes, start: SessionStart) -> tuple[Session, list[str]]:
+    """`parse_session` for a whole document in memory (a file under `STREAM_MIN_BYTES`)."""
     doc = decode_json(data)
     if not isinstance(doc, dict):
         raise SessionError(f"expected a JSON object, found {type(doc).__name__}")
@@ -143,38 +164,58 @@ def parse_session(
         if history is not None:
             warnings.append(f"history is {type(history).__name__}, not a list")
         history = []
-
-    workspace = normalize_workspace(doc.get("workspaceDirectory")) or normalize_workspace(
-        entry.workspace_directory if entry else None
-    )
-    last_active = mtime_ns / 1e9
-    started = parse_date_created(entry.date_created if entry else None)
-    if started is None:
-        started = last_active
-
-    session = Session(
-        id=session_id,
-        title="",
-        workspace=workspace,
-        project=project_name(workspace),
-        started=started,
-        last_active=last_active,
-        source=_source(doc, history),
-        file=file,
-        size=size,
-        mtime_ns=mtime_ns,
-        message_count=0,
-        compacted_on_disk=False,
-    )
-    turns = _TurnReader(session, redact, _tool_outputs(history), warnings)
+    turns = start.reader(doc, _tool_outputs(history), warnings)
     for turn, item in enumerate(history):
         turns.read(turn, item)
-    raw_title = doc.get("title")
-    if is_placeholder_title(raw_title) and entry is not None:
-        raw_title = entry.title
-    session.title_from_request = is_placeholder_title(raw_title)
-    session.title = _title(raw_title, turns.first_user, redact)
-    return session, warnings
+    return turns.finish(doc), warnings
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """What a session is read with besides its history: the file's facts, the list entry, the
+    redactor and the sink. Both ways of reading a file (the whole document, or its history
+    streamed: `stream.py`) go through `reader` and `finish`, so a session is the same either way."""
+
+    session_id: str
+    entry: ListEntry | None
+    file: str
+    size: int
+    mtime_ns: int
+    redact: Redactor
+    sink: RecordSink | None = None
+
+    def workspace(self, head: dict[str, Any]) -> str:
+        entry = self.entry
+        return normalize_workspace(head.get("workspaceDirectory")) or normalize_workspace(
+            entry.workspace_directory if entry else None
+        )
+
+    def reader(
+        self, head: dict[str, Any], fallback_outputs: dict[str, str], warnings: list[str]
+    ) -> _TurnReader:
+        """A reader of history items, for a document whose other fields known so far are
+        `head`; `fallback_outputs` are the IDE's tool items' outputs by call id."""
+        last_active = self.mtime_ns / 1e9
+        started = parse_date_created(self.entry.date_created if self.entry else None)
+        workspace = self.workspace(head)
+        session = Session(
+            id=self.session_id,
+            title="",
+            workspace=workspace,
+            project=project_name(workspace),
+            started=last_active if started is None else started,
+            last_active=last_active,
+            source="unknown",
+            file=self.file,
+            size=self.size,
+            mtime_ns=self.mtime_ns,
+            message_count=0,
+            compacted_on_disk=False,
+        )
+        title = self.entry.title if self.entry else None
+        return _TurnReader(
+            session, self.redact, fallback_outputs, warnings, sink=self.sink, entry_title=title
+        )
 
 
 @dataclass(slots=True)
@@ -186,6 +227,29 @@ class _TurnReader:
     fallback_outputs: dict[str, str]
     warnings: list[str]
     first_user: str = ""
+    sink: RecordSink | None = None
+    entry_title: str | None = None
+    ide_item_seen: bool = False
+    # Call ids whose state had no output, looked up in `fallback_outputs` (stream.py).
+    looked_up: set[str] = field(default_factory=set)
+
+    def finish(self, head: dict[str, Any]) -> Session:
+        """The session, once every item is read; `head` is every field of the document but
+        its history."""
+        session = self.session
+        self.flush()
+        session.source = _source(head, self.ide_item_seen)
+        raw_title = head.get("title")
+        if is_placeholder_title(raw_title) and self.entry_title is not None:
+            raw_title = self.entry_title
+        session.title_from_request = is_placeholder_title(raw_title)
+        session.title = _title(raw_title, self.first_user, self.redact)
+        return session
+
+    def flush(self) -> None:
+        if self.sink is not None and self.session.records:
+            self.sink.add(self.session.records)
+            self.session.records = []
 
     def add(self, turn: int, role: Role, text: str, time: float) -> None:
         text = clean_text(text)
@@ -195,6 +259,13 @@ class _TurnReader:
             )
 
     def read(self, turn: int, item: object) -> None:
+        self._read(turn, item)
+        if turn < 5 and _looks_ide(item):
+            self.ide_item_seen = True
+        if len(self.session.records) >= _FLUSH_RECORDS:
+            self.flush()
+
+    def _read(self, turn: int, item: object) -> None:
         session = self.session
         time = turn_time(session.started, session.last_active, turn)
         if not isinstance(item, dict) or not isinstance(item.get("message"), dict):
@@ -246,6 +317,8 @@ class _TurnReader:
             self.add(turn, "reasoning", reasoning["text"], time)
         for state in _tool_states(item, message):
             call_id = state.get("toolCallId")
+            if isinstance(call_id, str) and not output_parts(state)[0]:
+                self.looked_up.add(call_id)
             self.session.records.append(
                 tool_record(
                     state,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 # Record roles. `user`/`assistant` are messages; `reasoning` is a `thinking` item; `summary` a
 # compaction summary; the rest come from one tool call each; `attached` is a file the user attached.
@@ -97,3 +97,13 @@ class Session:
     # Continue's title is a placeholder: `title` is made from the file's first user request,
     # and the index makes it from the first one it holds (compacted turns included).
     title_from_request: bool = False
+
+
+class RecordSink(Protocol):
+    """Where a session's records go as they are made, instead of `Session.records`: a very
+    large session's rows go to disk (`deja.index.rows`), so its memory stays bounded."""
+
+    def add(self, records: list[Record]) -> None: ...
+
+    def reset(self) -> None:
+        """Forget every record added: the session is being read again from its start."""

@@ -12,12 +12,19 @@ from typing import Any
 from deja import settings
 from deja.quantities import human_size
 
-from .parse import SessionError, decode_json, is_safe_file_id, parse_session
-from .records import Diagnostic, ListEntry, Session
+from . import stream
+from .parse import SessionError, SessionStart, decode_json, is_safe_file_id, parse_document
+from .records import Diagnostic, ListEntry, RecordSink, Session
+from .tools import Redactor
 
 SESSIONS_LIST = "sessions.json"
 # Continue rewrites files in place without a lock: a half-written file gets one more chance.
 RETRY_DELAY_S = 0.15
+# From this size a file's history is streamed rather than parsed whole: a whole parse holds
+# several times the file's size in memory.
+STREAM_MIN_BYTES = 16 * 1024 * 1024
+# Without ijson (a Python it has no wheel for) a file is parsed whole: up to this size only.
+WHOLE_MAX_BYTES = 64 * 1024 * 1024
 
 # Where the store is: `DEJA_CONTINUE_ROOT`, else `CONTINUE_GLOBAL_DIR`, else `~/.continue`.
 resolve_root = settings.continue_root
@@ -87,8 +94,9 @@ def _entries(
     return entries
 
 
-def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
-    """Bytes of a regular file (not a FIFO, device or symlink), refusing files over `limit`."""
+def _open_regular_file(path: Path, limit: int) -> tuple[int, os.stat_result]:
+    """An open descriptor of a regular file (not a FIFO, device or symlink) and its stat,
+    refusing a file over `limit`; the caller closes it."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
     try:
@@ -100,18 +108,32 @@ def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
                 f"{human_size(info.st_size)} is over the {_cap(limit)}; not read "
                 f"(raise {settings.MAX_SESSION_BYTES_VAR} to read it)"
             )
-        chunks: list[bytes] = []
-        remaining = limit + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 22))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-        if len(data) > limit:
-            raise OSError(f"grew past the {_cap(limit)} while being read; not read")
-        return data, info
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = limit + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 22))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise OSError(f"grew past the {_cap(limit)} while being read; not read")
+    return data
+
+
+def _read_regular_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """Bytes of a regular file, refusing files over `limit`."""
+    fd, info = _open_regular_file(path, limit)
+    try:
+        return _read_all(fd, limit), info
     finally:
         os.close(fd)
 
@@ -249,10 +271,16 @@ def list_store(root: Path, *, max_bytes: int | None = None) -> StoreListing:
 
 
 def read_session(
-    ref: SessionRef, *, redact_secrets: bool | None = None, max_bytes: int | None = None
+    ref: SessionRef,
+    *,
+    redact_secrets: bool | None = None,
+    max_bytes: int | None = None,
+    spill: RecordSink | None = None,
 ) -> SessionRead:
     """Parse one session file; a half-written file is retried once, then reported. Settings
-    not given are read from the environment (`DEJA_NO_REDACT`, `DEJA_MAX_SESSION_BYTES`)."""
+    not given are read from the environment (`DEJA_NO_REDACT`, `DEJA_MAX_SESSION_BYTES`).
+    A file of `STREAM_MIN_BYTES` or more has its history streamed (memory does not grow with
+    it), its records handed to `spill` when given."""
     if ref.file is None:
         return SessionRead(None, [Diagnostic(f"{ref.id}.json", "no session file")])
     if redact_secrets is None:
@@ -267,19 +295,9 @@ def read_session(
     last_error = ""
     for attempt in (0, 1):
         try:
-            data, info = _read_regular_file(ref.file, limit)
+            session, warnings = _parse_file(ref, path, limit, redactor, spill)
         except OSError as error:
             return SessionRead(None, [Diagnostic(path, f"cannot read: {error}")])
-        try:
-            session, warnings = parse_session(
-                data,
-                session_id=ref.id,
-                entry=ref.entry,
-                file=path,
-                size=info.st_size,
-                mtime_ns=info.st_mtime_ns,
-                redact=redactor,
-            )
         except SessionError as error:
             if not error.transient:
                 return SessionRead(None, [Diagnostic(path, str(error))])
@@ -291,6 +309,36 @@ def read_session(
             return SessionRead(None, [Diagnostic(path, "nested too deeply to read")])
         return SessionRead(session, [Diagnostic(path, warning) for warning in warnings])
     return SessionRead(None, [Diagnostic(path, f"{last_error} (retried once; left for later)")])
+
+
+def _parse_file(
+    ref: SessionRef, path: str, limit: int, redactor: Redactor, spill: RecordSink | None
+) -> tuple[Session, list[str]]:
+    """The one decision between the two ways of reading a file: whole, or streamed."""
+    assert ref.file is not None
+    fd, info = _open_regular_file(ref.file, limit)
+    try:
+        streamed = info.st_size >= STREAM_MIN_BYTES and stream.available()
+        if not streamed and info.st_size > WHOLE_MAX_BYTES:
+            raise OSError(
+                f"{human_size(info.st_size)} is too large to parse whole, and ijson, which "
+                "would stream it, is not installed"
+            )
+        start = SessionStart(
+            ref.id,
+            ref.entry,
+            path,
+            info.st_size,
+            info.st_mtime_ns,
+            redactor,
+            spill if streamed else None,
+        )
+        if not streamed:
+            return parse_document(_read_all(fd, limit), start)
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return stream.stream_session(file, start)
+    finally:
+        os.close(fd)
 
 
 def _keep(text: str) -> str:

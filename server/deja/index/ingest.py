@@ -4,7 +4,8 @@ took away. The only code that writes records."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 
 from deja.continue_store import Item, Session
 from deja.continue_store.parse import title_from_message
@@ -14,6 +15,7 @@ from .rows import RecordRow
 from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100
+_CHUNK = 2048
 
 
 def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
@@ -29,26 +31,36 @@ def is_compaction(old: Sequence[tuple[int, str]], new: Sequence[Item]) -> bool:
 def _insert_records(
     db: sqlite3.Connection,
     session: Session,
-    rows: Sequence[RecordRow],
+    rows: Iterable[RecordRow],
     base: int,
     times: dict[int, float],
 ) -> None:
     # Ids are given here (the caller holds the write lock) so both tables take one batch each.
     # The rest of each row was made before (rows.py), in the reader worker for a large pass.
-    first = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
-    db.executemany(
-        "INSERT INTO records (id, session_id, turn, role, time, tool, status, path, exit_code,"
-        " output, args, hunks, body, parts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (first + offset, session.id, base + row[0], row[1], times[base + row[0]], *row[2:11])
-            for offset, row in enumerate(rows)
-        ],
-    )
-    # External content (schema.py): this writes the FTS index only.
-    db.executemany(
-        "INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)",
-        [(first + offset, row[11], row[10]) for offset, row in enumerate(rows)],
-    )
+    # A chunk at a time: a streamed session's rows come from disk, never all in memory.
+    next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
+    for chunk in _chunks(rows):
+        ids = range(next_id, next_id + len(chunk))
+        next_id += len(chunk)
+        db.executemany(
+            "INSERT INTO records (id, session_id, turn, role, time, tool, status, path,"
+            " exit_code, output, args, hunks, body, parts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                (rid, session.id, base + row[0], row[1], times[base + row[0]], *row[2:11])
+                for rid, row in zip(ids, chunk, strict=True)
+            ],
+        )
+        # External content (schema.py): this writes the FTS index only.
+        db.executemany(
+            "INSERT INTO records_fts (rowid, body, parts) VALUES (?,?,?)",
+            [(rid, row[11], row[10]) for rid, row in zip(ids, chunk, strict=True)],
+        )
+
+
+def _chunks(rows: Iterable[RecordRow]) -> Iterator[list[RecordRow]]:
+    rows = iter(rows)
+    while chunk := list(islice(rows, _CHUNK)):
+        yield chunk
 
 
 def _delete_live(db: sqlite3.Connection, session_id: str) -> None:
@@ -85,7 +97,7 @@ def _user_texts(db: sqlite3.Connection, session_id: str) -> tuple[str, str]:
 
 
 def ingest_session(
-    db: sqlite3.Connection, session: Session, rows: Sequence[RecordRow]
+    db: sqlite3.Connection, session: Session, rows: Iterable[RecordRow]
 ) -> int | None:
     """Replace the session's live records with `rows` (its records made into rows: `rows.py`);
     returns how many turns were newly kept from compaction, or None when the file was rewritten

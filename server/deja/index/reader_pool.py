@@ -47,9 +47,11 @@ def refuse_in_starting_worker() -> None:
 
 
 def workers_for(todo: Sequence[SessionRef]) -> int:
-    """How many worker processes a pass over `todo` reads with (0: in this process)."""
+    """How many worker processes a pass over `todo` reads with (0: in this process). One
+    session, however large, is read here: its rows are written only once it is read whole, so a
+    worker would overlap nothing and cost its start-up."""
     cores = os.cpu_count() or 1
-    if cores < 2 or sum(ref.size for ref in todo) <= PARALLEL_MIN_BYTES:
+    if cores < 2 or len(todo) < 2 or sum(ref.size for ref in todo) <= PARALLEL_MIN_BYTES:
         return 0
     return min(READERS, cores)
 

@@ -9,9 +9,15 @@ with the same code, so the index is the same either way. Long texts are packed h
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import IO, Any
 
-from deja import jsonlib
+from deja import jsonlib, settings
 from deja.continue_store import Record, SessionRead, SessionRef, read_session
 
 from .pack import pack, pack_output
@@ -43,7 +49,7 @@ class PreparedRead:
     they would cross from the worker twice)."""
 
     read: SessionRead
-    rows: list[RecordRow] = field(default_factory=list)
+    rows: Iterable[RecordRow] = field(default_factory=list)
 
 
 def hunks_json(record: Record) -> str | None:
@@ -73,15 +79,81 @@ def record_row(record: Record) -> RecordRow:
     )
 
 
-def prepare(read: SessionRead) -> PreparedRead:
+class SpooledRows:
+    """A streamed session's rows, made as its records are read and kept in a temporary file
+    (0600, in Deja's folder) instead of memory; iterable as often as the writer needs (a
+    batch rolled back writes a session again). The file goes when its owner is collected:
+    the object that made it, or the copy it was pickled to (from a reader worker)."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self._file: IO[bytes] | None = None
+        self._owner = True
+
+    def add(self, records: list[Record]) -> None:
+        if self._file is None:
+            folder = settings.deja_home()
+            fd, self.path = tempfile.mkstemp(
+                prefix="rows-", suffix=".tmp", dir=folder if folder.is_dir() else None
+            )
+            self._file = os.fdopen(fd, "wb")
+        pickle.dump([record_row(record) for record in records], self._file, protocol=5)
+
+    def reset(self) -> None:
+        if self._file is not None:
+            self._file.seek(0)
+            self._file.truncate()
+
+    @property
+    def used(self) -> bool:
+        return self.path is not None
+
+    def _close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __iter__(self) -> Iterator[RecordRow]:
+        self._close()
+        if self.path is None:
+            return
+        with open(self.path, "rb") as file:
+            while True:
+                try:
+                    chunk: list[RecordRow] = pickle.load(file)
+                except EOFError:
+                    return
+                yield from chunk
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._close()
+        self._owner = False  # the copy owns the file now
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.path, self._file, self._owner = state["path"], None, True
+
+    def __del__(self) -> None:
+        self._close()
+        if self._owner and self.path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+def prepare(read: SessionRead, spill: SpooledRows | None = None) -> PreparedRead:
     session = read.session
     if session is None:
         return PreparedRead(read)
+    if spill is not None and spill.used:
+        return PreparedRead(read, spill)
     rows = [record_row(record) for record in session.records]
     session.records = []
     return PreparedRead(read, rows)
 
 
 def read_prepared(ref: SessionRef, *, redact_secrets: bool, max_bytes: int) -> PreparedRead:
-    """`read_session`, then the rows: what the reader worker runs for each file."""
-    return prepare(read_session(ref, redact_secrets=redact_secrets, max_bytes=max_bytes))
+    """`read_session`, then the rows: what the reader worker runs for each file. A streamed
+    file's rows are made as it is read, into a `SpooledRows`."""
+    spill = SpooledRows()
+    read = read_session(ref, redact_secrets=redact_secrets, max_bytes=max_bytes, spill=spill)
+    return prepare(read, spill)
