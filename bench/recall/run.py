@@ -4,6 +4,7 @@ the hybrid `deja search` uses when the semantic extra is installed.
     python bench/recall/run.py                 # the table in bench/RESULTS.md
     python bench/recall/run.py --quick         # smaller noise store (what `make bench-tiny` runs)
     python bench/recall/run.py --candidates    # also other embedding models, embeddings alone
+    python bench/recall/models.py              # models shipped in PyPI packages, with their costs
 
 The store is `store.py`'s (deterministic by seed), the questions `topics.py`'s; a question is
 answered when one of its sessions is among the first 5 distinct sessions of the hits (recall@5);
