@@ -1,8 +1,10 @@
 """`deja`: the command line. A thin front door over the query API; imports the core alone.
 
-Each command is a module of `cli/commands/`; a run imports only the one it runs. A plain
-`deja search …` is parsed by `search_argv` without loading argparse (start-up cost); every
-other command line goes through `parser.py`'s argparse parser."""
+Each command is a module of `cli/commands/`; a run imports only the one it runs. Its options
+are stated once, in `options.py`: a plain `deja search …` or `deja index` is read from there by
+`fast_argv` without loading argparse (start-up cost); every other command line goes through
+`parser.py`'s argparse parser, built from the same table (for `--help`, a typo or no command:
+the commands' names and helps only, no command module loaded)."""
 
 from __future__ import annotations
 
@@ -17,14 +19,14 @@ from typing import TYPE_CHECKING, NoReturn
 from deja.errors import DejaError
 from deja.lazy_exports import lazy_exports
 
-from . import commands, index_argv, search_argv
+from . import commands, fast_argv
+from .options import package_version
 
 if TYPE_CHECKING:
-    from .parser import UsageError, build_parser, package_version
+    from .parser import UsageError, build_parser
 
 __getattr__ = lazy_exports(
-    __name__,
-    {name: "deja.cli.parser" for name in ("UsageError", "build_parser", "package_version")},
+    __name__, {name: "deja.cli.parser" for name in ("UsageError", "build_parser")}
 )
 
 
@@ -58,7 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if not words and sys.stdin.isatty() and sys.stdout.isatty():
         return run_guarded(_screen)  # bare `deja` on a terminal: the history screen
-    args = search_argv.parse(words) or index_argv.parse(words)
+    if words == ["--version"]:
+        print(f"deja {package_version()}")
+        return 0
+    args = fast_argv.parse(words)
     if args is None:
         from .parser import parse
 
