@@ -6,7 +6,10 @@ stays with its option (`--limit -3` is argparse's to refuse)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+
+TYPE_CHECKING = False  # no `typing` on the search path's start
+if TYPE_CHECKING:
+    from typing import Any
 
 # The commands whose positional is free text, and its `dest`.
 FREE_TEXT = {"search": "query", "files": "topic", "fix": "error"}

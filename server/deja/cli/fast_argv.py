@@ -14,14 +14,16 @@ no sub-commands, no required group."""
 from __future__ import annotations
 
 import functools
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
 
 from . import options
 from .dash_words import FREE_TEXT, is_dash_word
 
+TYPE_CHECKING = False  # no `typing` on the search path's start
 if TYPE_CHECKING:
-    import argparse
+    from argparse import Namespace
+    from typing import Any
+else:
+    from types import SimpleNamespace as Namespace  # argparse's, without argparse
 
 
 class _Plan:
@@ -67,7 +69,7 @@ def _plan(name: str) -> _Plan | None:
     return _Plan(command) if command is not None and readable(command) else None
 
 
-def parse(words: list[str]) -> argparse.Namespace | None:
+def parse(words: list[str]) -> Namespace | None:
     """The namespace argparse would give `words`, or None (let argparse parse them)."""
     plan = _plan(words[0]) if words else None
     if plan is None:
@@ -103,7 +105,7 @@ def parse(words: list[str]) -> argparse.Namespace | None:
         given.add(dest)
     if any(len(group & given) > 1 for group in plan.groups.values()):
         return None
-    return cast("argparse.Namespace", SimpleNamespace(**values))
+    return Namespace(**values)
 
 
 def _converted(arg: options.Arg, text: str) -> tuple[Any] | None:

@@ -9,25 +9,29 @@ the commands' names and helps only, no command module loaded)."""
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
 
 from deja.errors import DejaError
-from deja.lazy_exports import lazy_exports
 
-from . import commands, fast_argv
-from .options import package_version
+from . import commands
 
+TYPE_CHECKING = False  # `typing` (and `re`, which it loads) is not on `--version`'s path
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import NoReturn
+
     from .parser import UsageError, build_parser
 
-__getattr__ = lazy_exports(
-    __name__, {name: "deja.cli.parser" for name in ("UsageError", "build_parser")}
-)
+
+def __getattr__(name: str) -> object:
+    """`UsageError` and `build_parser`, from `parser.py` when asked for (it loads argparse)."""
+    if name in ("UsageError", "build_parser"):
+        from . import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def program() -> NoReturn:
@@ -49,9 +53,11 @@ def program() -> NoReturn:
     gc.freeze()
     gc.enable()
     code = main()
-    with contextlib.suppress(OSError):  # a closed pipe: the search said what it could
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except OSError:  # a closed pipe: the search said what it could
+        pass
     atexit._run_exitfuncs()  # what an implicit pass registered (its reader pool's), as at exit
     os._exit(code)
 
@@ -61,8 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not words and sys.stdin.isatty() and sys.stdout.isatty():
         return run_guarded(_screen)  # bare `deja` on a terminal: the history screen
     if words == ["--version"]:
+        from .options import package_version
+
         print(f"deja {package_version()}")
         return 0
+    from . import fast_argv
+
     args = fast_argv.parse(words)
     if args is None:
         from .parser import parse
@@ -109,4 +119,4 @@ def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -
         return 0
 
 
-__all__ = ["UsageError", "build_parser", "main", "package_version", "program", "run_guarded"]
+__all__ = ["UsageError", "build_parser", "main", "program", "run_guarded"]

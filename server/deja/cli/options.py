@@ -9,47 +9,67 @@ resolved when a parser is built for that command."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # `typing` is not loaded on `--version`'s and `--help`'s path
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
-class Ref(NamedTuple):
+class Ref:
     """`module.name` (called when `call`), looked up only when a parser needs it."""
 
-    module: str
-    name: str
-    call: bool = False
+    __slots__ = ("call", "module", "name")
+
+    def __init__(self, module: str, name: str, call: bool = False) -> None:
+        self.module, self.name, self.call = module, name, call
 
     def get(self) -> Any:
         value = getattr(importlib.import_module(self.module), self.name)
         return value() if self.call else value
 
 
-class Arg(NamedTuple):
-    """One argument, as `add_argument` takes it (`flag`: `store_true`)."""
+class Arg:
+    """One argument, as `add_argument` takes it (`flag`: `store_true`; `group`: a mutually
+    exclusive group, by name)."""
 
-    names: tuple[str, ...]
-    help: str | None = None
-    flag: bool = False
-    type: Callable[[str], Any] | None = None
-    choices: Sequence[str] | Ref | None = None
-    default: Any = None
-    metavar: str | None = None
-    nargs: str | None = None
-    group: str | None = None  # a mutually exclusive group, by name
+    __slots__ = ("choices", "default", "flag", "group", "help", "metavar", "names", "nargs", "type")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        help: str | None = None,
+        flag: bool = False,
+        type: Callable[[str], Any] | None = None,
+        choices: Sequence[str] | Ref | None = None,
+        default: Any = None,
+        metavar: str | None = None,
+        nargs: str | None = None,
+        group: str | None = None,
+    ) -> None:
+        self.names, self.help, self.flag, self.type = names, help, flag, type
+        self.choices, self.default, self.metavar = choices, default, metavar
+        self.nargs, self.group = nargs, group
 
 
-class Command(NamedTuple):
+class Command:
     """A command: its one-line help, arguments, `--json` unless told (on a sub-command, one
     neither listed nor set unless given), the exclusive groups one of whose members must be
     given, and its own sub-commands (`team`'s actions)."""
 
-    name: str
-    help: str
-    args: tuple[Arg, ...] = ()
-    json: bool = True
-    required: tuple[str, ...] = ()
-    actions: tuple[Command, ...] = ()
+    __slots__ = ("actions", "args", "help", "json", "name", "required")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        args: tuple[Arg, ...] = (),
+        json: bool = True,
+        required: tuple[str, ...] = (),
+        actions: tuple[Command, ...] = (),
+    ) -> None:
+        self.name, self.help, self.args, self.json = name, help, args, json
+        self.required, self.actions = required, actions
 
 
 def package_version() -> str:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from . import options
+
+TYPE_CHECKING = False  # no `typing` on `--help`'s path
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn
 
 
 class UsageError(Exception):
@@ -36,18 +39,36 @@ class _Version(argparse.Action):
 
 def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `words` (`options.COMMANDS` made argparse's): only the command they name
-    gets its arguments (start-up cost), the others their name and help (what `--help` lists
-    and a typo is told); without `words` (tests, the reference), every command's."""
+    gets a parser of its own (start-up cost), the others their name and help (what `--help`
+    lists and a typo is told); without `words` (tests), every command's."""
     parser = _Parser(prog="deja", description="Search and recall your Continue sessions.")
     parser.add_argument("--version", action=_Version, nargs=0, help="print deja's version")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     # The top level's options take no value: the first other word names the command.
     named = next((word for word in words or () if not word.startswith("-")), None)
+    built: list[bool] = []
+
+    def subparser(**kw: Any) -> _Parser:
+        return _Parser(**kw) if built[-1] else _Listed()
+
+    subparsers = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        parser_class=subparser,  # type: ignore[call-overload]  # called as a factory: serves
+    )
     for command in options.COMMANDS:
+        built.append(words is None or command.name == named)
         sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
-        if words is None or command.name == named:
+        if built[-1]:
             _add_arguments(sub, command)
     return parser
+
+
+class _Listed(_Parser):
+    """A command that is listed, never parsed: its parser is not built (building each is a
+    large share of `--help`'s time)."""
+
+    def __init__(self) -> None:
+        pass
 
 
 def _add_arguments(sub: argparse.ArgumentParser, command: options.Command) -> None:
