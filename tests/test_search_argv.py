@@ -1,6 +1,7 @@
-"""`deja search`'s argparse-free parser (`cli/fast_argv.py`, from `cli/options.py`) against the argparse parser it
-stands in for: on every command line it answers, the same namespace; on anything else it
-declines, so argparse parses (and words the errors). Varied and random argv, bad ones included."""
+"""The argparse-free parser (`cli/fast_argv.py`, reading `cli/options.py`) against the argparse
+parser it stands in for: on every command line it answers, the same namespace; on anything else
+it declines, so argparse parses (and words the errors). Varied and random argv, bad ones
+included."""
 
 from __future__ import annotations
 
