@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 
+from .arg_types import count, port, positive, since
+
 TYPE_CHECKING = False  # `typing` is not loaded on `--version`'s and `--help`'s path
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -86,51 +88,6 @@ def flag(*names: str, help: str | None = None, group: str | None = None) -> Arg:
 
 def option(*names: str, **kw: Any) -> Arg:
     return Arg(names, **kw)
-
-
-def positive(value: str) -> int:
-    number = int(value)
-    if number < 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
-
-
-def since(value: str) -> float:
-    """`7d`, `12h`, `30m`, `2w` ago, or a date `2026-11-01`."""
-    from deja.query import QueryError
-    from deja.query.since import parse_since
-
-    try:
-        return parse_since(value)
-    except QueryError as error:
-        import argparse  # here: a plain `deja search` parses without it (fast_argv)
-
-        raise argparse.ArgumentTypeError(error.message) from None
-
-
-def count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if number < 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
-
-
-def _port(value: str) -> int:  # argparse names it in its error: "invalid _port value"
-    port = int(value)
-    if not 1 <= port <= 65535:
-        import argparse
-
-        raise argparse.ArgumentTypeError("a port is 1–65535")
-    return port
 
 
 ID_HELP = "a session id (or 8+ characters of one)"
@@ -351,7 +308,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
         (
             option(
                 "--tcp",
-                type=_port,
+                type=port,
                 metavar="PORT",
                 help="listen on 127.0.0.1:PORT instead of stdio (for debugging; never other"
                 " addresses)",
