@@ -5,6 +5,7 @@ run `fast_argv` declines."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import options
@@ -25,12 +26,37 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(formatter_class=_Formatter, **kw)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(self, message)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, as wide as `shutil.get_terminal_size` says, without loading `shutil`
+    (with the archive modules it loads, a large share of `--help`'s time)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`: `COLUMNS`, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Version(argparse.Action):
-    """`--version`, read from the package's metadata only when asked (start-up cost)."""
+    """`--version`: `deja.__version__` (`options.package_version`)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         print(f"deja {options.package_version()}")
