@@ -1,6 +1,7 @@
-"""`deja search`'s argparse-free parser (`cli/search_argv.py`) against the argparse parser it
-stands in for: on every command line it answers, the same namespace; on anything else it
-declines, so argparse parses (and words the errors). Varied and random argv, bad ones included."""
+"""The argparse-free parser (`cli/fast_argv.py`, reading `cli/options.py`) against the argparse
+parser it stands in for: on every command line it answers, the same namespace; on anything else
+it declines, so argparse parses (and words the errors). Varied and random argv, bad ones
+included."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from deja.cli import dash_words, search_argv
+from deja.cli import dash_words, fast_argv, options
 from deja.cli.parser import UsageError, build_parser
 from tests.storebuilder import session_doc, user, write_session
 
@@ -33,7 +34,7 @@ def full(words: list[str]) -> dict[str, object] | None:
     except (UsageError, SystemExit):
         return None
     extra = dash_words.reveal(args, extra, hidden)
-    if extra and all(word.startswith("-") for word in extra):
+    if extra and args.command == "search" and all(word.startswith("-") for word in extra):
         args.query += extra
     elif extra:
         return None
@@ -41,7 +42,7 @@ def full(words: list[str]) -> dict[str, object] | None:
 
 
 def fast(words: list[str]) -> dict[str, object] | None:
-    args = search_argv.parse(words)
+    args = fast_argv.parse(words)
     return None if args is None else vars(args)
 
 
@@ -64,7 +65,11 @@ ANSWERED = [
 
 DECLINED = [
     [],
-    ["sessions"],
+    ["forget", "--list"],  # a required group: argparse's
+    ["handoff", "abcd1234"],  # a positional of one word, a computed default
+    ["team", "push"],  # sub-commands
+    ["sessions", "x"],  # a word where the command takes none
+    ["restore", "-x"],  # a dash word of a command that takes no free text
     ["--version"],
     ["search", "-h"],
     ["search", "--help"],
@@ -234,3 +239,24 @@ def test_free_text_keeps_its_dash_words_in_place() -> None:
     assert not isinstance(late, int) and late.query == ["x", "-hello"]
     bad = parse(["fix", "-oops", "--limit", "-3"])  # an option's value stays argparse's
     assert bad == 2
+
+
+READ = [c for c in options.COMMANDS if fast_argv.readable(c) and c.name != "search"]
+
+
+@pytest.mark.parametrize("command", READ, ids=lambda c: c.name)
+def test_every_command_read_without_argparse_reads_as_argparse(command: options.Command) -> None:
+    """The commands besides `search` whose options `fast_argv` reads (`deja index`, `sessions`,
+    …): random command lines of their own options, values good and bad, and stray words."""
+    pieces = ["x", "-x", "--", "", "3", "-2", "70000", "many", "--nope", "--li", "-h", "--json"]
+    for arg in command.args:
+        pieces += arg.names
+    rng = random.Random(command.name)
+    answered = 0
+    for _ in range(400):
+        words = [command.name, *rng.choices(pieces, k=rng.randint(0, 5))]
+        answer = fast(words)
+        if answer is not None:
+            answered += 1
+            assert answer == full(words), words
+    assert answered > 20

@@ -1,16 +1,15 @@
 """What every `deja` command shares: the error it raises, the pass before it answers, its
-output (lines or a JSON envelope) and the argument types. Light: `deja search` loads this."""
+output (lines or a JSON envelope). Light: `deja search` loads this."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from deja.errors import DejaError
-from deja.query import History, QueryError
-from deja.query.since import parse_since
+from deja.query import History
 from deja.wire import JSON_SCHEMA
 
 from . import render
@@ -24,44 +23,6 @@ if TYPE_CHECKING:
 
 class CliError(DejaError):
     """A command's own user error: one clear line on stderr and exit 1, as every `DejaError`."""
-
-
-class AddCommand(Protocol):
-    """What a command's `add_parser` is given: makes its subparser (`--json` unless told)."""
-
-    def __call__(
-        self, name: str, help_text: str, *, json: bool = True
-    ) -> argparse.ArgumentParser: ...
-
-
-def since(value: str) -> float:
-    """`7d`, `12h`, `30m`, `2w` ago, or a date `2026-11-01`."""
-    try:
-        return parse_since(value)
-    except QueryError as error:
-        import argparse  # here: `deja search` parses without it (search_argv)
-
-        raise argparse.ArgumentTypeError(error.message) from None
-
-
-def positive(value: str) -> int:
-    number = int(value)
-    if number < 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
-
-
-def add_scope(sub: argparse.ArgumentParser) -> None:
-    """`--all` or `--workspace DIR`: which sessions a listing or a search covers."""
-    group = sub.add_mutually_exclusive_group()
-    group.add_argument("--all", action="store_true", help="every workspace")
-    group.add_argument(
-        "--workspace",
-        metavar="DIR",
-        help="sessions of this workspace: a folder in it, or the end of its path (myproj)",
-    )
 
 
 @contextmanager

@@ -6,7 +6,10 @@ stays with its option (`--limit -3` is argparse's to refuse)."""
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+
+TYPE_CHECKING = False  # no `typing` on the search path's start
+if TYPE_CHECKING:
+    from typing import Any
 
 # The commands whose positional is free text, and its `dest`.
 FREE_TEXT = {"search": "query", "files": "topic", "fix": "error"}
@@ -17,27 +20,17 @@ def is_dash_word(word: str) -> bool:
     return len(word) > 1 and word[0] == "-" and word[1] != "-" and word != "-h"
 
 
-class _Recorder:
-    """Stands in for argparse in a command's `add_parser`: the options that take a value."""
-
-    def __init__(self) -> None:
-        self.takes_value: set[str] = set()
-
-    def add_argument(self, *names: str, **kw: Any) -> None:
-        if names[0].startswith("-") and kw.get("action", "store") == "store":
-            self.takes_value.update(names)
-
-    def add_mutually_exclusive_group(self, **_: Any) -> _Recorder:
-        return self
-
-
 @functools.cache
 def _takes_value(name: str) -> frozenset[str]:
-    from . import commands
+    """The spellings of `name`'s options that take a value."""
+    from .options import BY_NAME
 
-    recorder = _Recorder()
-    commands.load(name).add_parser(cast(Any, lambda *_, **__: recorder))
-    return frozenset(recorder.takes_value)
+    return frozenset(
+        spelling
+        for arg in BY_NAME[name].args
+        if arg.names[0].startswith("-") and not arg.flag
+        for spelling in arg.names
+    )
 
 
 def hide(words: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -1,31 +1,37 @@
 """`deja`: the command line. A thin front door over the query API; imports the core alone.
 
-Each command is a module of `cli/commands/`; a run imports only the one it runs. A plain
-`deja search …` is parsed by `search_argv` without loading argparse (start-up cost); every
-other command line goes through `parser.py`'s argparse parser."""
+Each command is a module of `cli/commands/`; a run imports only the one it runs. Its options
+are stated once, in `options.py`: a plain `deja search …` or `deja index` is read from there by
+`fast_argv` without loading argparse (start-up cost); every other command line goes through
+`parser.py`'s argparse parser, built from the same table (for `--help`, a typo or no command:
+the commands' names and helps only, no command module loaded)."""
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
 
 from deja.errors import DejaError
-from deja.lazy_exports import lazy_exports
 
-from . import commands, index_argv, search_argv
+from . import commands
 
+TYPE_CHECKING = False  # `typing` (and `re`, which it loads) is not on `--version`'s path
 if TYPE_CHECKING:
-    from .parser import UsageError, build_parser, package_version
+    from collections.abc import Callable, Sequence
+    from typing import NoReturn
 
-__getattr__ = lazy_exports(
-    __name__,
-    {name: "deja.cli.parser" for name in ("UsageError", "build_parser", "package_version")},
-)
+    from .parser import UsageError, build_parser
+
+
+def __getattr__(name: str) -> object:
+    """`UsageError` and `build_parser`, from `parser.py` when asked for (it loads argparse)."""
+    if name in ("UsageError", "build_parser"):
+        from . import parser
+
+        return getattr(parser, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def program() -> NoReturn:
@@ -47,9 +53,11 @@ def program() -> NoReturn:
     gc.freeze()
     gc.enable()
     code = main()
-    with contextlib.suppress(OSError):  # a closed pipe: the search said what it could
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except OSError:  # a closed pipe: the search said what it could
+        pass
     atexit._run_exitfuncs()  # what an implicit pass registered (its reader pool's), as at exit
     os._exit(code)
 
@@ -58,7 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if not words and sys.stdin.isatty() and sys.stdout.isatty():
         return run_guarded(_screen)  # bare `deja` on a terminal: the history screen
-    args = search_argv.parse(words) or index_argv.parse(words)
+    if words == ["--version"]:
+        from .options import package_version
+
+        print(f"deja {package_version()}")
+        return 0
+    from . import fast_argv
+
+    args = fast_argv.parse(words)
     if args is None:
         from .parser import parse
 
@@ -104,4 +119,4 @@ def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -
         return 0
 
 
-__all__ = ["UsageError", "build_parser", "main", "package_version", "program", "run_guarded"]
+__all__ = ["UsageError", "build_parser", "main", "program", "run_guarded"]

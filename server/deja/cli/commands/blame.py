@@ -13,19 +13,7 @@ from deja.query import FileEvent, History, check_line
 from deja.wire import event_json, line_owner_json
 
 from .. import render
-from ..common import AddCommand, CliError, emit, implicit_pass, opened_history, positive
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("blame", "every recorded edit, write and read of a file")
-    sub.add_argument("path", metavar="PATH")
-    sub.add_argument(
-        "--line", type=int, metavar="N", help="the edits that wrote line N (1-based) as it is now"
-    )
-    sub.add_argument("--limit", type=positive, default=50)
-    sub.add_argument(
-        "--team", action="store_true", help="PATH relative to its workspace, across members"
-    )
+from ..common import CliError, emit, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,17 +11,7 @@ from pathlib import Path
 
 from deja.continue_store.parse import is_safe_file_id
 
-from ..common import AddCommand, CliError, opened_history
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("capture", "index one session now (the PreCompact hook runs this)", json=False)
-    sub.add_argument(
-        "session",
-        nargs="?",
-        metavar="ID|PATH",
-        help="a session id or its file; without it, a hook's JSON on stdin names the session",
-    )
+from ..common import CliError, opened_history
 
 
 def session_of(args: argparse.Namespace, store: Path) -> str:

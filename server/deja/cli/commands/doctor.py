@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..common import AddCommand, emit
-
-
-def add_parser(command: AddCommand) -> None:
-    command("doctor", "check the store, the index, Continue's wiring and the sidecar; say fixes")
+from ..common import emit
 
 
 def run(args: argparse.Namespace) -> int:

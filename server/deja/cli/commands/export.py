@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..common import AddCommand, CliError, implicit_pass, opened_history
+from ..common import CliError, implicit_pass, opened_history
 
 if TYPE_CHECKING:
     from deja.export import Format
@@ -20,20 +20,6 @@ EXTENSIONS: dict[str, Format] = {
     ".htm": "html",
     ".json": "json",
 }
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command(
-        "export", "export a session as Markdown, JSON or a self-contained HTML page", json=False
-    )
-    sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
-    sub.add_argument(
-        "--format",
-        choices=("md", "html", "json"),
-        help="md (as show --full), json (the wire shape, versioned) or html; default: from"
-        " the -o file's extension, else md",
-    )
-    sub.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
 
 def run(args: argparse.Namespace) -> int:

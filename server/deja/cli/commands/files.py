@@ -11,21 +11,11 @@ from deja.query import History
 from deja.wire import files_json
 
 from ..common import (
-    AddCommand,
-    add_scope,
     emit,
     ensure_store,
     implicit_pass,
     opened_history,
-    positive,
 )
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("files", "the files the sessions matching a topic edited, wrote or read")
-    sub.add_argument("topic", nargs="+", metavar="TOPIC", help="words, as deja search takes them")
-    add_scope(sub)
-    sub.add_argument("--limit", type=positive, default=20)
 
 
 def run(args: argparse.Namespace) -> int:

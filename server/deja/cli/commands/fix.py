@@ -11,24 +11,15 @@ from deja.query import History
 from deja.wire import fix_json
 
 from ..common import (
-    AddCommand,
     CliError,
     emit,
     ensure_store,
     implicit_pass,
     opened_history,
-    positive,
 )
 
 # An error text read from stdin (`make 2>&1 | deja fix -`) is cut here: its end says what failed.
 STDIN_CHARS = 64_000
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("fix", "what fixed this error before: past failures like it and their fixes")
-    sub.add_argument("error", nargs="+", metavar="TEXT", help="the error text; - reads stdin")
-    sub.add_argument("--workspace", metavar="DIR", help="only this workspace's sessions")
-    sub.add_argument("--limit", type=positive, default=5)
 
 
 def _error_text(words: list[str]) -> str:

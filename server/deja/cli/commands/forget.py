@@ -11,21 +11,7 @@ from deja.time_format import ago
 from deja.wire import iso, session_json, tombstone_json
 
 from .. import render
-from ..common import AddCommand, CliError, emit, implicit_pass, opened_history
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("forget", "remove sessions from the index for good, or undo that")
-    group = sub.add_mutually_exclusive_group(required=True)
-    group.add_argument("--session", metavar="ID")
-    group.add_argument("--workspace", metavar="DIR")
-    group.add_argument("--list", action="store_true", help="what was forgotten, and when")
-    group.add_argument(
-        "--undo", metavar="ID|DIR", help="forget no more: the next pass indexes it again"
-    )
-    sub.add_argument(
-        "--dry-run", action="store_true", help="list what would be forgotten; change nothing"
-    )
+from ..common import CliError, emit, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:

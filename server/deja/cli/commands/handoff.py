@@ -9,27 +9,11 @@ import subprocess
 import sys
 
 from deja.query.digest import build_digest
-from deja.query.handoff import SHELLS, Launch, default_shell, handoff
+from deja.query.handoff import Launch, handoff
 
-from ..common import AddCommand, CliError, envelope, implicit_pass, opened_history
+from ..common import CliError, envelope, implicit_pass, opened_history
 
 _PLAIN = re.compile(r"[\w.-]+")
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("handoff", "print `cn '<digest>'`: a new session that starts from a past one")
-    sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
-    sub.add_argument("--exec", action="store_true", help="start cn with it, in this terminal")
-    add_shell_option(sub)
-
-
-def add_shell_option(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "--shell",
-        choices=SHELLS,
-        default=default_shell(),
-        help="the shell the printed line is for (default: powershell on Windows, else posix)",
-    )
 
 
 def launch(args: argparse.Namespace, session_id: str, plan: Launch) -> int:

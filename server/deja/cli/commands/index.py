@@ -7,32 +7,12 @@ from typing import TYPE_CHECKING
 
 from deja.quantities import count
 
-from ..common import AddCommand, CliError, emit, ensure_store, opened_history, run_pass
+from ..common import CliError, emit, ensure_store, opened_history, run_pass
 
 if TYPE_CHECKING:
     import argparse
 
     from deja.query import History
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("index", "bring the index up to date with Continue's store")
-    sub.add_argument(
-        "--rebuild",
-        action="store_true",
-        help="re-derive everything from the store (keeps compacted turns)",
-    )
-    sub.add_argument(
-        "--accept-empty",
-        action="store_true",
-        help="apply a store that lists no session file: mark every indexed session deleted",
-    )
-    sub.add_argument(
-        "--switch-store",
-        action="store_true",
-        help="follow the Continue store now set (DEJA_CONTINUE_ROOT, CONTINUE_GLOBAL_DIR) from "
-        "now on; the other store's sessions stay, marked deleted",
-    )
 
 
 def run(args: argparse.Namespace) -> int:

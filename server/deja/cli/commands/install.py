@@ -7,24 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..common import AddCommand, CliError, envelope
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command(
-        "install", "wire Deja into Continue: its MCP server, the /deja prompt and a skill"
-    )
-    add_target(sub)
-    sub.add_argument(
-        "--mcp-pythonpath",
-        metavar="PATHS",
-        help="start the MCP server with this PYTHONPATH (the VS Code extension's bundled Deja)",
-    )
-
-
-def add_target(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("target", choices=["continue"], help="the assistant to wire (continue)")
-    sub.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+from ..common import CliError, envelope
 
 
 def report(args: argparse.Namespace, plan: Any, root: Path, done: str, nothing: str) -> int:

@@ -7,14 +7,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
-    from ..common import AddCommand
-
-
-def add_parser(command: AddCommand) -> None:
-    command(
-        "mcp", "serve Deja's read-only recall tools over MCP on stdio (for Continue)", json=False
-    )
-
 
 def serve_now() -> int:
     """`deja mcp` as `cn` runs it: the handshake answered before anything heavy loads."""

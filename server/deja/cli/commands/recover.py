@@ -11,7 +11,7 @@ from deja.quantities import count
 from deja.query import History
 from deja.wire_share import recover_json
 
-from ..common import AddCommand, emit, implicit_pass, opened_history
+from ..common import emit, implicit_pass, opened_history
 
 if TYPE_CHECKING:
     from deja.query.recover import RecoverOutcome
@@ -20,17 +20,6 @@ REDACTED_NOTE = "the text is Deja's copy: secrets were redacted ([redacted:KIND]
 UNREDACTED_NOTE = (
     "the text is Deja's copy, indexed with DEJA_NO_REDACT=1: secrets were NOT redacted"
 )
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("recover", "write a session Continue lost back into Continue, as a new session")
-    sub.add_argument("session_id", metavar="ID", help="a session id (or 8+ characters of one)")
-    sub.add_argument(
-        "--dry-run", action="store_true", help="show the file and the sessions.json change only"
-    )
-    sub.add_argument(
-        "--copy", action="store_true", help="write it even when Continue still holds it whole"
-    )
 
 
 def run(args: argparse.Namespace) -> int:

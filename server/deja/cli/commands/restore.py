@@ -9,38 +9,7 @@ import time
 from deja.wire import restore_json
 
 from .. import render
-from ..common import AddCommand, ensure_store, envelope, implicit_pass, opened_history
-
-
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command(
-        "restore", "earlier context back as a compact transcript, compacted turns included"
-    )
-    sub.add_argument(
-        "selection",
-        nargs="*",
-        metavar="SELECTION",
-        help="1,3 · 1-4 · 0 (the current session) · last; add ': topic' to show the turns most"
-        " relevant to it in full. Nothing: list the sessions",
-    )
-    sub.add_argument("--session", metavar="ID", help="restore this session (id or 8+ characters)")
-    sub.add_argument("--all", action="store_true", help="every workspace, not just this one")
-    sub.add_argument(
-        "--limit", type=_count, default=20, metavar="N", help="sessions listed (default 20)"
-    )
-    sub.add_argument(
-        "--offset", type=_count, default=0, metavar="N", help="skip this many in the listing"
-    )
+from ..common import ensure_store, envelope, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,44 +7,19 @@ import time
 from typing import TYPE_CHECKING
 
 from deja.operations import SearchRequest, from_options
-from deja.query import SEARCH_ROLES, History, SearchQuery
+from deja.query import History, SearchQuery
 from deja.wire import hit_json
 
 from .. import render
 from ..common import (
-    AddCommand,
-    add_scope,
     emit,
     ensure_store,
     implicit_pass,
     opened_history,
-    positive,
-    since,
 )
 
 if TYPE_CHECKING:
     import argparse
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("search", "search every session")
-    sub.add_argument(
-        "query",
-        nargs="*",
-        help='words (all must match), "exact phrase", prefix*, -exclude or NOT word, a OR b',
-    )
-    add_scope(sub)
-    sub.add_argument("--role", choices=SEARCH_ROLES)
-    sub.add_argument(
-        "--file", metavar="PATH", help="only records about this file (found as blame finds it)"
-    )
-    sub.add_argument("--session", metavar="ID")
-    sub.add_argument("--since", type=since, metavar="7d|2026-11-01")
-    sub.add_argument("--limit", type=positive, default=10)
-    sub.add_argument("--offset", type=positive, default=0)
-    sub.add_argument("--team", action="store_true", help="search the team database (deja team)")
-    sub.add_argument("--interactive", action="store_true", help="open the history screen on it")
-    sub.add_argument("--project", metavar="NAME", help="with --team: only this project")
 
 
 def run(args: argparse.Namespace) -> int:

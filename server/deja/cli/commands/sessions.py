@@ -14,26 +14,11 @@ from deja.wire_share import lost_session_json
 
 from .. import render
 from ..common import (
-    AddCommand,
-    add_scope,
     emit,
     ensure_store,
     implicit_pass,
     opened_history,
-    positive,
 )
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("sessions", "list sessions, newest first")
-    add_scope(sub)
-    sub.add_argument("--limit", type=positive, default=20)
-    sub.add_argument("--offset", type=positive, default=0)
-    sub.add_argument(
-        "--lost",
-        action="store_true",
-        help="only sessions whose file is gone or was compacted, with the turns only Deja holds",
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,16 +9,7 @@ from deja.query import History
 from deja.wire import record_json, session_json
 
 from .. import render
-from ..common import AddCommand, CliError, emit, implicit_pass, opened_history, positive
-
-
-def add_parser(command: AddCommand) -> None:
-    sub = command("show", "show a session as indexed, compacted turns included")
-    sub.add_argument("session_id", metavar="ID")
-    sub.add_argument("--turn", type=positive)
-    sub.add_argument(
-        "--full", action="store_true", help="with command and tool output and edit diffs"
-    )
+from ..common import CliError, emit, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,11 +7,7 @@ import argparse
 from deja.quantities import human_size
 from deja.wire import iso, stats_json
 
-from ..common import AddCommand, emit, opened_history
-
-
-def add_parser(command: AddCommand) -> None:
-    command("stats", "what the index holds")
+from ..common import emit, opened_history
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..common import AddCommand, CliError
-from .install import add_target, report
-
-
-def add_parser(command: AddCommand) -> None:
-    add_target(command("uninstall", "remove what `deja install` added to Continue, nothing else"))
+from ..common import CliError
+from .install import report
 
 
 def run(args: argparse.Namespace) -> int:
