@@ -1,7 +1,7 @@
 """Every test searches by words only (`DEJA_SEMANTIC=0`, set for the whole session so that
 module fixtures and the CLI, sidecar and MCP processes they start inherit it), so what they
 assert does not depend on the semantic extra; tests marked `semantic` run with it on
-(tests/test_semantic.py)."""
+(tests/semantic/test_semantic.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from deja.query import History
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -58,3 +60,20 @@ def steady_path() -> Iterator[Path]:
     path.mkdir()
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """An empty Continue root (`<root>/sessions`). A module whose tests start from sessions
+    already there defines its own `store`; `history` then indexes that one."""
+    root = tmp_path / "continue"
+    (root / "sessions").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def history(tmp_path: Path, store: Path) -> Iterator[History]:
+    """Deja's index of `store`, with its own home and privacy list under `tmp_path`."""
+    opened = History(home=tmp_path / "deja-home", root=store, exclude_path=tmp_path / "exclude")
+    yield opened
+    opened.close()

@@ -19,7 +19,7 @@ from deja import jsonlib
 
 ROOT = Path(__file__).parent.parent
 # The reader's suite: the reader itself and its hostile input.
-READER_SUITE = ["tests/test_reader.py", "tests/test_hostile.py"]
+READER_SUITE = ["tests/continue_store/test_reader.py", "tests/contract/test_hostile.py"]
 
 scalars = (
     st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text()

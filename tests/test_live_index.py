@@ -20,8 +20,8 @@ from deja.continue_store.watch import StoreWatcher
 from deja.index import StoreRefusal
 from deja.live_index import LiveIndex, LiveListener, ProgressReport
 from deja.query import History, SearchQuery
-from tests.cli_run import deja_env, run_deja
-from tests.storebuilder import session_doc, user, write_session
+from tests.support.cli_run import deja_env, run_deja
+from tests.support.storebuilder import session_doc, user, write_session
 
 FIRST, SECOND, THIRD = "live-first-1", "live-second-2", "live-third-3"
 

@@ -13,8 +13,8 @@ import pytest
 
 from deja import settings
 from deja.query import History, SearchQuery
-from tests.cli_run import run_deja
-from tests.storebuilder import session_doc, user, write_session
+from tests.support.cli_run import run_deja
+from tests.support.storebuilder import session_doc, user, write_session
 
 BAD_NUMBERS = ["abc", "0", "-5", "1.5", "64MB", " "]
 

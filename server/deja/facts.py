@@ -48,7 +48,7 @@ def event_facts(event: FileEvent) -> list[Fact]:
     run), `read`, `attached`; the call's outcome when it did not simply run (`errored`,
     `refused`, …, the words of `deja show`); compacted."""
     # The reader's tools module only here: `deja search` shows hits, not events.
-    from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
+    from deja.continue_store.tool_calls import TOOL_ROLES, call_outcome, edit_verb
 
     outcome = call_outcome(event.status) if event.role in TOOL_ROLES else None
     what = edit_verb(event.tool, ran=not outcome) if event.role == "edit" else event.role

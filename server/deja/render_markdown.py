@@ -10,8 +10,9 @@ import re
 import shlex
 import time
 
-from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
+from deja.continue_store.tool_calls import TOOL_ROLES, call_outcome, edit_verb
 from deja.facts import event_facts, hit_facts
+from deja.one_line import cut, one_line
 from deja.quantities import count, human_size
 from deja.query import (
     HIGHLIGHT_END,
@@ -23,8 +24,7 @@ from deja.query import (
     TurnRecord,
     fork_line,
 )
-from deja.query.fork import ForkCommand
-from deja.text import cut, one_line
+from deja.query.fork_command import ForkCommand
 from deja.time_format import ago, ago_and_iso
 from deja.time_format import iso_time as iso
 

@@ -12,7 +12,7 @@ import pytest
 from bench.make_store import make_store
 
 from deja.continue_store import Record, SessionRead, list_store, read_session, store
-from tests.storebuilder import assistant, call, session_doc, user, write_session
+from tests.support.storebuilder import assistant, call, session_doc, user, write_session
 
 ALL = 1 << 62
 

@@ -27,8 +27,8 @@ from deja.operations import (
     json_schema,
 )
 from deja.query import History
-from tests.cli_run import deja_env, run_deja
-from tests.storebuilder import assistant, session_doc, user, write_session
+from tests.support.cli_run import deja_env, run_deja
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 WORKSPACE = "/w/shop"
 

@@ -18,7 +18,7 @@ from bench.big_session import SESSION_ID, make_store
 from deja import settings
 from deja.continue_store import Record, parse, store
 from deja.index import ingest
-from deja.index.rows import SpooledRows, record_row
+from deja.index.insert_rows import SpooledRows, record_row
 from deja.query import History, SearchQuery
 
 TABLES = {"sessions": "id", "items": "session_id, turn", "records": "id", "record_texts": "id"}

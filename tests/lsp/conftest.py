@@ -19,7 +19,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
-from tests.storebuilder import assistant, call, session_doc, user, write_session
+from tests.support.storebuilder import assistant, call, session_doc, user, write_session
 
 SERVER = [sys.executable, "-m", "deja", "serve"]
 EDIT_SESSION = "5c0ffee0-1111-4aaa-8bbb-000000000001"

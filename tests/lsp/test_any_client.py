@@ -26,7 +26,7 @@ from tests.lsp.conftest import (
     until,
 )
 from tests.lsp.test_malformed import raw_server
-from tests.storebuilder import assistant, call, session_doc, user, write_session
+from tests.support.storebuilder import assistant, call, session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio
 VSCODE = client_capabilities("visual-studio-code")

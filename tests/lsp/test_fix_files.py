@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from deja.query import History, Scope
 from deja.wire import fix_json
 from tests.lsp.conftest import EDIT_SESSION, OTHER_SESSION, Client, World, make_world, start, stop
-from tests.storebuilder import assistant, call, session_doc, user, write_session
+from tests.support.storebuilder import assistant, call, session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FIXED_SESSION = "5c0ffee0-3333-4aaa-8bbb-000000000003"

@@ -24,7 +24,7 @@ from tests.lsp.conftest import (
     stop,
     until,
 )
-from tests.storebuilder import write_session
+from tests.support.storebuilder import write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 INHERITED = 5  # the parent's history items the fork copied

@@ -21,7 +21,7 @@ from tests.lsp.conftest import (
     stop,
     until,
 )
-from tests.storebuilder import session_doc, user, write_session
+from tests.support.storebuilder import session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 LATE_SESSION = "5c0ffee0-3333-4aaa-8bbb-000000000003"

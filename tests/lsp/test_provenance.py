@@ -13,7 +13,7 @@ import pytest_asyncio
 from lsprotocol import types
 
 from tests.lsp.conftest import Client, World, start, stop
-from tests.provenance_store import (
+from tests.support.provenance_store import (
     EDITED_LINE,
     EDITOR,
     EDITOR_TITLE,

@@ -12,9 +12,9 @@ import pytest
 import pytest_asyncio
 from pygls.exceptions import JsonRpcInvalidParams
 
-from tests.continue_schema import check_session
 from tests.lsp.conftest import EDIT_SESSION, OTHER_SESSION, Client, World, start, stop
-from tests.storebuilder import snapshot
+from tests.support.continue_schema import check_session
+from tests.support.storebuilder import snapshot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -12,7 +12,7 @@ import pytest_asyncio
 from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.lsp.conftest import Client, World, make_world, start, stop
-from tests.storebuilder import assistant, session_doc, user, write_session
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 MANY = "5c0ffee0-4444-4aaa-8bbb-000000000004"

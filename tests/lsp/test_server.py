@@ -26,7 +26,7 @@ from tests.lsp.conftest import (
     stop,
     until,
 )
-from tests.storebuilder import session_doc, user, write_session
+from tests.support.storebuilder import session_doc, user, write_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 COMMANDS = {"deja.showFileHistory", "deja.showSession", "deja.searchHistory", "deja.forkSession"}

@@ -11,7 +11,7 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
 from tests.lsp.conftest import EDIT_SESSION, World, edit_session, start, stop, until
-from tests.storebuilder import assistant, user
+from tests.support.storebuilder import assistant, user
 
 WEEK = 7 * 86_400
 

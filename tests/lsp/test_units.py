@@ -32,7 +32,7 @@ from deja.lsp.requests import file_history_result, search_result, session_result
 from deja.lsp.views import file_view_name, write_view
 from deja.operations import SearchRequest
 from deja.query import History, LineRange, Scope, SearchQuery
-from deja.query.fork import fork_command
+from deja.query.fork_command import fork_command
 from deja.wire import hit_json
 from tests.lsp.conftest import (
     CONFIG_PY,
@@ -43,7 +43,7 @@ from tests.lsp.conftest import (
     edit_session,
     make_world,
 )
-from tests.storebuilder import session_doc, user, write_session
+from tests.support.storebuilder import session_doc, user, write_session
 
 UTF16 = PositionCodec(types.PositionEncodingKind.Utf16)
 

@@ -16,8 +16,8 @@ import pytest
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START, History, Scope, SearchQuery
 from deja.query.meaning import FEW, fuse
-from tests.storebuilder import assistant, session_doc, user, write_session
-from tests.test_semantic import CACHE, _store
+from tests.semantic.test_semantic import CACHE, _store
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 _WORD = re.compile(r"[^\W_]+")
 

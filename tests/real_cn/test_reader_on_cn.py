@@ -11,8 +11,8 @@ import pytest
 
 from deja.continue_store import Record, Session, read_store
 from deja.query import History, SearchQuery
-from tests.storebuilder import snapshot
 from tests.support.scenarios import ScenarioRun
+from tests.support.storebuilder import snapshot
 
 pytestmark = pytest.mark.real_cn
 

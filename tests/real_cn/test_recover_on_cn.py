@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from tests.cli_run import deja_env, json_envelope, run_deja
-from tests.continue_schema import check_list, check_session
+from tests.support.cli_run import deja_env, json_envelope, run_deja
 from tests.support.cn_run import CnDirs, cn_env
 from tests.support.cn_store import CnStore
+from tests.support.continue_schema import check_list, check_session
 from tests.support.fake_model import (
     FakeModel,
     Reply,

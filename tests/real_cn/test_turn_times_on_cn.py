@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_run import deja_env, json_envelope, run_deja
+from tests.support.cli_run import deja_env, json_envelope, run_deja
 from tests.support.cn_run import CnDirs, run_cn
 from tests.support.fake_model import FakeModel, Reply, is_compaction_request, text_reply
 from tests.support.scenarios import COMPACTION_SUMMARY, SCENARIOS, load_json, store_files

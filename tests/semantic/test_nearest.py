@@ -11,7 +11,7 @@ import pytest
 
 from deja.query import History, Scope, SearchQuery
 from deja.semantic import nearest
-from tests.test_semantic import CACHE, _store
+from tests.semantic.test_semantic import CACHE, _store
 
 pytestmark = pytest.mark.semantic
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_run import deja_env, run_deja
+from tests.support.cli_run import deja_env, run_deja
 from tests.support.postgres import Postgres, available, running_postgres
 
 PASSWORDS = {"deja_owner": "owner-pw", "alice": "alice-pw", "bob": "bob-pw", "carol": "carol-pw"}

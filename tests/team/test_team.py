@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from tests.storebuilder import assistant, session_doc, user, write_session
 from tests.support.postgres import Postgres
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 from .conftest import Member
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from anyio.from_thread import start_blocking_portal
 from lsprotocol import types
-from mcp import Client, StdioServerParameters
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
-from deja.recall import CLOSE
+from deja.recall_frame import CLOSE
 from deja.team.local import MAX_BODY_CHARS, outgoing
-from tests.storebuilder import assistant, call, session_doc, user, write_session
+from mcp import Client, StdioServerParameters
 from tests.support.postgres import Postgres
+from tests.support.storebuilder import assistant, call, session_doc, user, write_session
 
 from .conftest import Member
 

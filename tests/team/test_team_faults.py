@@ -20,9 +20,9 @@ from deja.index.exclude import ExcludeList
 from deja.index.pack import register
 from deja.query import History
 from deja.team.local import session_records, shared_sessions
-from tests.cli_run import deja_env, run_deja
-from tests.storebuilder import assistant, session_doc, user, write_session
+from tests.support.cli_run import deja_env, run_deja
 from tests.support.postgres import Postgres
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 from .conftest import Member
 

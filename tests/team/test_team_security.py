@@ -6,8 +6,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.storebuilder import assistant, session_doc, user, write_session
 from tests.support.postgres import Postgres
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 from .conftest import PASSWORDS, Member
 

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from deja.lsp.params import plain
-from tests.storebuilder import assistant, session_doc, user, write_session
+from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 from .conftest import Member
 

@@ -1,5 +1,5 @@
 /* The contract with the Python sidecar: each fixture is exactly what `deja serve` sent for one
- * `deja/…` result or notification (tests/test_wire_contract.py writes them and fails when a
+ * `deja/…` result or notification (tests/contract/test_wire_contract.py writes them and fails when a
  * shape changes). Each is assigned to the protocol.ts type the extension reads it as — tsc fails
  * on a missing or mistyped field — and goes through the pure code that reads it. */
 

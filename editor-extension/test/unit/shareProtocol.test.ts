@@ -1,5 +1,5 @@
 /* The contract for Recover into Continue, Kept by Deja and Export Session…: each fixture is
- * what `deja serve` sent (tests/test_wire_contract.py), assigned to its type in src/share/shareResults.ts —
+ * what `deja serve` sent (tests/contract/test_wire_contract.py), assigned to its type in src/share/shareResults.ts —
  * tsc fails on a missing, mistyped or undeclared field — and read by the code that shows it. */
 
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 """A plain command line read from `options.COMMANDS` without argparse, whose import and parser
 building are a large share of a short command's start-up (`deja search`, an unchanged `deja
 index`). Exact or nothing: `parse` answers only a command line it reads as the argparse parser
-would (the same namespace; tests/test_search_argv.py compares them), and `None` for anything
+would (the same namespace; tests/cli/test_search_argv.py compares them), and `None` for anything
 else — an unknown or abbreviated option, `--opt=value`, `-h`, `--`, a value that starts with `-`,
 a bad value, two options of one exclusive group, a second run of words — so that `parser.py`
 parses it and says every error in its own words. A `-word` of free text (a search's exclusion)

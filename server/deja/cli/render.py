@@ -132,7 +132,7 @@ def record_line(record: TurnRecord, style: Style) -> str:
     """One record in a line; a tool call that did not simply run ends `→ errored`, `→ canceled`,
     `→ refused` or `→ no result` (`call_outcome`, the words restore and the sidecar use)."""
     # The reader's tools module (and its records) only here, not for `deja search`'s hits.
-    from deja.continue_store.tools import TOOL_ROLES, call_outcome, edit_verb
+    from deja.continue_store.tool_calls import TOOL_ROLES, call_outcome, edit_verb
 
     ended = call_outcome(record.status) if record.role in TOOL_ROLES else None
     outcome = f" → {ended}" if ended else ""
@@ -157,7 +157,7 @@ def record_line(record: TurnRecord, style: Style) -> str:
 def record_details(record: TurnRecord, style: Style) -> list[str]:
     """What `show --full` adds under a record: a command's or tool's output, an edit's diff, and
     why a call that did not run ended so."""
-    from deja.continue_store.tools import TOOL_ROLES, call_outcome
+    from deja.continue_store.tool_calls import TOOL_ROLES, call_outcome
 
     failed = record.role in TOOL_ROLES and call_outcome(record.status) is not None
     lines: list[str] = []

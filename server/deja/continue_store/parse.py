@@ -12,7 +12,7 @@ from .. import jsonlib
 from .content import MAX_MESSAGE_CHARS, clean_text, clip, content_text
 from .records import Item, ListEntry, Record, RecordSink, Role, Session, Source
 from .times import parse_date_created, turn_time
-from .tools import Redactor, output_parts, tool_record
+from .tool_calls import Redactor, output_parts, tool_record
 from .workspace import normalize_workspace, project_name, resolve_tool_path
 
 PLACEHOLDER_TITLES = frozenset({"new session", "untitled session", ""})

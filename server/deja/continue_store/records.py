@@ -101,7 +101,7 @@ class Session:
 
 class RecordSink(Protocol):
     """Where a session's records go as they are made, instead of `Session.records`: a very
-    large session's rows go to disk (`deja.index.rows`), so its memory stays bounded."""
+    large session's rows go to disk (`deja.index.insert_rows`), so its memory stays bounded."""
 
     def add(self, records: list[Record]) -> None: ...
 

@@ -15,7 +15,7 @@ from deja.quantities import human_size
 from . import stream
 from .parse import SessionError, SessionStart, decode_json, is_safe_file_id, parse_document
 from .records import Diagnostic, ListEntry, RecordSink, Session
-from .tools import Redactor
+from .tool_calls import Redactor
 
 SESSIONS_LIST = "sessions.json"
 # Continue rewrites files in place without a lock: a half-written file gets one more chance.

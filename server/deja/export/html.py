@@ -10,7 +10,7 @@ from html import escape
 from itertools import groupby
 from typing import TYPE_CHECKING
 
-from deja.continue_store.tools import call_outcome, edit_verb
+from deja.continue_store.tool_calls import call_outcome, edit_verb
 from deja.quantities import human_size
 from deja.time_format import iso_time
 

@@ -11,7 +11,7 @@ from deja.continue_store import Item, Session
 from deja.continue_store.parse import title_from_message
 
 from .forks import unlink_forgotten
-from .rows import RecordRow
+from .insert_rows import RecordRow
 from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100

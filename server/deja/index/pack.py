@@ -45,7 +45,7 @@ def pack_output(
     return pack(output)
 
 
-# The view reads an edit's hunks up to nine times for one row (text.py): the last one is kept.
+# The view reads an edit's hunks up to nine times for one row (one_line.py): the last one is kept.
 _last: tuple[bytes, str] = (b"", "")
 
 
@@ -74,6 +74,6 @@ def as_text(column: str) -> str:
 
 def register(db: sqlite3.Connection) -> None:
     """Make `unpack` and `pack` callable from SQL on `db`: the view `record_texts` needs the
-    one, an insert's text that is not made from its columns (text.py) the other."""
+    one, an insert's text that is not made from its columns (one_line.py) the other."""
     db.create_function("unpack", 1, unpack, deterministic=True)
     db.create_function("pack", 1, _pack_sql, deterministic=True)

@@ -9,7 +9,7 @@ fresh interpreter (`spawn`: the same on every system, no fork of a process holdi
 database) and pickling each session back, so only a pass with more than `PARALLEL_MIN_BYTES`
 to read on a machine with more than one core uses them. At most `_AHEAD` sessions are read
 ahead of the writer, which bounds memory. The index is the same either way
-(`tests/test_reader_pool.py`), but for the order of the words in a record's `parts`, which
+(`tests/index/test_reader_pool.py`), but for the order of the words in a record's `parts`, which
 follows the string hashing and the splitter's caches of the process that made it (each worker
 sees half of the sessions): the same words, so the same searches match."""
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from deja.continue_store import SessionRef
 
-from .rows import PreparedRead, read_prepared
+from .insert_rows import PreparedRead, read_prepared
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

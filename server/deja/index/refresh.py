@@ -24,11 +24,11 @@ from .bulk import large_pass
 from .exclude import ExcludeList, load_exclude_list
 from .forks import forks_derived, link_forks
 from .ingest import forget_session, ingest_session
+from .insert_rows import PreparedRead
 from .pass_report import PassReport
 from .plan import Known, forgotten, listing_of, plan_pass, recorded_listing
 from .reader_pool import read_all, refuse_in_starting_worker, workers_for
 from .refusal import store_refusal
-from .rows import PreparedRead
 from .store_stamp import RACY_WINDOW_NS, Scan, listing_time, stamp_text, unvouch
 from .store_stamp import context as stamp_context
 from .store_stamp import record as record_stamp

@@ -11,7 +11,7 @@ from pathlib import Path
 from deja import settings
 
 from . import pack
-from .text import VIEW_BODY_SQL
+from .searchable_text import VIEW_BODY_SQL
 
 SCHEMA_VERSION = 3
 DB_NAME = "index.sqlite3"
@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS records (
     args TEXT,
     hunks TEXT,
     compacted INTEGER NOT NULL DEFAULT 0,
-    -- the searchable text, NULL when `record_texts` makes it from the columns above (text.py);
+    -- the searchable text, NULL when `record_texts` makes it from the columns above (one_line.py);
     -- output, hunks and body hold long text packed (a BLOB: pack.py), read through `unpack`
     body TEXT,
     -- the extra tokens that make code identifiers searchable by their pieces (parseConfig →

@@ -13,7 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
-from deja.continue_store.tools import call_outcome
+from deja.continue_store.tool_calls import call_outcome
 from deja.query import FileEvent, History, LineRange, Provenance
 from deja.query.provenance_update import updated
 

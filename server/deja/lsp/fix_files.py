@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
+from deja.fix_blocks import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.operations import FilesRequest, FixRequest
 from deja.query import History, Scope, ScopeChoice
 from deja.wire import files_json, fix_json

@@ -12,8 +12,8 @@ from urllib.parse import quote
 from lsprotocol import types
 
 from deja import render_markdown
-from deja.continue_store.tools import call_outcome
-from deja.text import cut, one_line
+from deja.continue_store.tool_calls import call_outcome
+from deja.one_line import cut, one_line
 from deja.time_format import ago
 
 from .commands import FORK_SESSION, SHOW_FILE_HISTORY, SHOW_SESSION

@@ -1,7 +1,7 @@
 """The MCP tools: their definitions and their answers, thin over `History`. No MCP library here
 (`server.py` wires these to the SDK), so the answers are tested without a server.
 
-Every answer is framed by `deja.recall.frame` and fits `MAX_ANSWER_BYTES` (an error is the
+Every answer is framed by `deja.recall_frame.frame` and fits `MAX_ANSWER_BYTES` (an error is the
 tool's own plain message, not recalled data, so it is not framed); the definitions are
 what every request the agent sends carries, so they are kept short (a test measures them).
 """
@@ -15,9 +15,10 @@ from typing import Any
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.facts import event_facts, hit_facts
-from deja.fix_text import files_blocks, files_nothing, fix_blocks, fix_nothing
+from deja.fix_blocks import files_blocks, files_nothing, fix_blocks, fix_nothing
 from deja.index import IndexBusy
 from deja.live_index import LiveIndex
+from deja.one_line import cut
 from deja.operations import (
     FileHistoryRequest,
     FixRequest,
@@ -27,8 +28,7 @@ from deja.operations import (
 )
 from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
 from deja.query.since import parse_since
-from deja.recall import frame, nothing_found
-from deja.text import cut
+from deja.recall_frame import frame, nothing_found
 from deja.time_format import day, minute
 from deja.wire import markdown_snippet
 

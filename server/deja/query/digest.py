@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from deja.continue_store.redact import redact
 from deja.continue_store.workspace import relative_to_workspace
-from deja.text import cut
+from deja.one_line import cut
 from deja.time_format import minute_utc
 
 from .sessions import SessionSummary, SessionView, TurnRecord, fork_line

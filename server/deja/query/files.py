@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from deja import jsonlib
-from deja.continue_store.tools import writes_whole_file
+from deja.continue_store.tool_calls import writes_whole_file
 from deja.continue_store.workspace import relative_to_workspace
 from deja.index.forks import own_records
 

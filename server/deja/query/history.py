@@ -1,7 +1,7 @@
 """The one query API every front door (CLI, sidecar, MCP, team push, doctor) calls: it alone holds
 the index's connection (private), as datasette's `Database` does. Outside `index/`, `query/` and
-`semantic/` nothing opens SQLite or names an index table (`tests/test_import_rules.py`), and front
-doors never read the store themselves."""
+`semantic/` nothing opens SQLite or names an index table
+(`tests/contract/test_import_rules.py`), and front doors never read the store themselves."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from . import sessions as session_queries
     from .files import FilesResult
     from .fix import FixResult
-    from .fork import ForkCommand
+    from .fork_command import ForkCommand
     from .lost import LostSession
     from .provenance import Provenance
     from .recover import Recovered, RecoverOutcome
@@ -214,7 +214,7 @@ class History(Forgetting):
 
     def fork_command(self, session_id: str) -> ForkCommand:
         from . import sessions as session_queries
-        from .fork import fork_command
+        from .fork_command import fork_command
 
         return fork_command(
             session_queries.session_summary(self._db, self.resolve_session(session_id))

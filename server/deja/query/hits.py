@@ -9,7 +9,7 @@ import sqlite3
 from typing import NamedTuple
 
 from deja.index.forks import own_records
-from deja.text import one_line
+from deja.one_line import one_line
 
 from .rows import named
 from .scope import Scope

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from deja import jsonlib
-from deja.continue_store.tools import TOOL_ROLES
+from deja.continue_store.tool_calls import TOOL_ROLES
 from deja.errors import DejaError
 
 from .lost import recovered_as
@@ -276,7 +276,7 @@ def _status(status: str | None) -> str:
 
 def call_arguments(record: TurnRecord) -> dict[str, Any]:
     """A tool call's arguments rebuilt from what the index kept of them, under the names the
-    tool takes (`continue_store.tools` reads them back the same way)."""
+    tool takes (`continue_store.tool_calls` reads them back the same way)."""
     tool, path = record.tool or "", record.path or ""
     if record.role == "command":
         return {"command": record.args or ""}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from deja.one_line import one_line
 from deja.plain_record import Plain
-from deja.text import one_line
 
 from . import meaning
 from .hits import (

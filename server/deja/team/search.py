@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from psycopg import sql
 
+from deja.one_line import one_line
 from deja.query import Hit, QueryError, SearchQuery
 from deja.query.search import HIGHLIGHT_END, HIGHLIGHT_START, bound_snippet
-from deja.text import one_line
 
 from .config import TeamConfig
 from .connection import Connection, opened, team_errors

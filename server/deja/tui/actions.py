@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from deja import render_markdown as md
 from deja.errors import DejaError
-from deja.fix_text import fix_blocks, fix_nothing
+from deja.fix_blocks import fix_blocks, fix_nothing
 from deja.query import History
 from deja.query.handoff import Launch, check_id, handoff, resume
 from deja.query.session_page import SessionPage

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from deja.continue_store.tools import TOOL_ROLES, call_outcome
+from deja.continue_store.tool_calls import TOOL_ROLES, call_outcome
+from deja.one_line import one_line
 from deja.query import Hit, SessionSummary, fork_line
-from deja.text import one_line
 from deja.time_format import ago
 from deja.wire import snippet_highlights
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deja import render_markdown as md
-from deja.continue_store.tools import call_outcome
+from deja.continue_store.tool_calls import call_outcome
+from deja.one_line import cut
 from deja.query import TurnRecord
 from deja.query.session_page import PageRecord, PageTurn
-from deja.text import cut
 from deja.time_format import iso_time
 
 KEPT_BY_DEJA = "kept by Deja: compacted away, no longer in Continue's store"

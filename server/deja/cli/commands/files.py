@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from deja.fix_text import files_blocks, files_nothing
+from deja.fix_blocks import files_blocks, files_nothing
 from deja.operations import FilesRequest, from_options
 from deja.quantities import count
 from deja.query import History

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from deja.fix_text import fix_blocks, fix_nothing
+from deja.fix_blocks import fix_blocks, fix_nothing
 from deja.operations import FixRequest, from_options
 from deja.query import History
 from deja.wire import fix_json

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 
+from deja.one_line import one_line
 from deja.quantities import count, human_size
-from deja.text import one_line
 from deja.time_format import ago, minute
 
 from ..sessions import SessionSummary

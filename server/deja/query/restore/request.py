@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deja.continue_store.workspace import normalize_workspace
-from deja.text import one_line
+from deja.one_line import one_line
 
 from ..scope import Scope, current_scope
 from ..sessions import SessionSummary, current_session, resolve_session_id

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from deja.continue_store.tools import call_outcome, edit_verb
+from deja.continue_store.tool_calls import call_outcome, edit_verb
 from deja.continue_store.workspace import relative_to_workspace
+from deja.one_line import cut, one_line
 from deja.quantities import count
-from deja.text import cut, one_line
 from deja.time_format import iso_time as iso
 
 from ..sessions import SessionSummary, fork_line

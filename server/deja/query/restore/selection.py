@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deja.errors import DejaError
-from deja.text import one_line
+from deja.one_line import one_line
 
 
 class RestoreError(DejaError):

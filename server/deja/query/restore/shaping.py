@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from deja.text import one_line
+from deja.one_line import one_line
 
 PREVIEW_CHARS = 200  # an assistant item's preview
 
