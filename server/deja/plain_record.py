@@ -1,7 +1,7 @@
 """`Plain`: equality and repr from `__slots__`, for the few mutable result classes on `deja
 search`'s path. They are not dataclasses: importing `dataclasses` (inspect, ast, dis, tokenize)
-and building each class's methods by `exec` was a quarter of a search process's instructions
-(callgrind); immutable ones are `typing.NamedTuple`s."""
+and building each class's methods by `exec` was a large share of a search process's start;
+immutable ones are `typing.NamedTuple`s."""
 
 from __future__ import annotations
 

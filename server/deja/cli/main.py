@@ -36,11 +36,11 @@ def __getattr__(name: str) -> object:
 
 def program() -> NoReturn:
     """The `deja` program (its console script and `python -m deja`): `main`, then exit. A search
-    loads its modules with the cyclic collector paused (~4 % of its instructions, callgrind)
-    and ends without the interpreter's teardown (a last collection over every object and the
-    module cleanup: ~8 %): its output flushed, its index closed, and what was registered with
-    `atexit` run (tests/cli/test_search_argv.py). `deja index` ends the same way (~14 % of an
-    unchanged store's run; tests/index/test_quiet_index.py)."""
+    loads its modules with the cyclic collector paused (nothing it loads is garbage) and ends
+    without the interpreter's teardown (a last collection over every object and the module
+    cleanup, a visible share of a short run): its output flushed, its index closed, and what was
+    registered with `atexit` run (tests/cli/test_search_argv.py). `deja index` ends the same way
+    (tests/index/test_quiet_index.py)."""
     command = sys.argv[1:2]
     if sys.argv[1:] == ["mcp"]:  # `cn` waits for its handshake: no parser, no core loaded first
         sys.exit(commands.load("mcp").serve_now())

@@ -43,7 +43,7 @@ def large_pass(db: sqlite3.Connection, todo: Sequence[SessionRef]) -> Iterator[N
 
 def _give_back_memory(db: sqlite3.Connection) -> None:
     """SQLite frees the cache's pages, but glibc keeps freed heap pages mapped: without
-    `malloc_trim` a process kept the 32 MB after the pass (1 GB store: 73 MB → 38 MB)."""
+    `malloc_trim` a long-running process would keep the cache's size after every big pass."""
     db.execute("PRAGMA shrink_memory")
     if not sys.platform.startswith("linux"):
         return

@@ -13,7 +13,7 @@ import zlib
 PACK_MIN_BYTES = 256
 # Kept as text unless the BLOB is at most this share of its UTF-8 bytes.
 _PAYS = 0.9
-# Level 6 gave 5.6 % fewer bytes for ~10 % more CPU on the CLI-heavy bench store (RESULTS.md).
+# Higher levels save few bytes for much more CPU on session text (bench/RESULTS.md has the A/B).
 _LEVEL = 1
 _RAW = -15  # raw deflate: no header or checksum (SQLite's pages have their own)
 
@@ -38,8 +38,8 @@ def pack_output(
     output: str | None, status: str | None, exit_code: int | None
 ) -> str | bytes | None:
     """A call's output to store: a failed call's stays text, since `deja fix` searches every
-    failed output in SQL (an `unpack` per row made it 1.5× slower on the 1 GB bench store, for
-    0.4 MB)."""
+    failed output in SQL, and an `unpack` per row there costs far more than the bytes packing
+    would save."""
     if status == "errored" or (exit_code is not None and exit_code != 0):
         return output
     return pack(output)

@@ -2,9 +2,8 @@
 
 Parsing, redacting, building records and making them into rows (`rows.py`: identifier parts,
 hunks JSON, the stored body) is done by `READERS` workers reading ahead while the writer runs
-SQL. With the rows made there, reading is the larger half of a cold pass's CPU (1 GB store:
-about 9 s of reading to 6.5 s of writing), so one worker left the writer waiting: two share
-it (1 GB store, busy 2-core machine, four pairs: wall 0.82-1.15x, median 0.87x). A worker costs a
+SQL. With the rows made there, reading is the larger half of a cold pass's CPU, so one worker
+left the writer waiting: two share it (the A/B is in bench/RESULTS.md's history). A worker costs a
 fresh interpreter (`spawn`: the same on every system, no fork of a process holding an open
 database) and pickling each session back, so only a pass with more than `PARALLEL_MIN_BYTES`
 to read on a machine with more than one core uses them. At most `_AHEAD` sessions are read

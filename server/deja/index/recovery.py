@@ -24,8 +24,8 @@ from .schema import (
     schema_version,
 )
 
-# A WAL keeps the size of the most it held (a cold pass's batches: 8 MB on the CLI-heavy bench
-# store) until the file is closed; cut back to this whenever it restarts after a checkpoint.
+# A WAL keeps the size of the most it held (a cold pass's biggest batch) until the file is
+# closed; cut back to this whenever it restarts after a checkpoint.
 WAL_KEEP_BYTES = 1 << 20
 
 
@@ -84,9 +84,8 @@ def _upgrade_in_place(db: sqlite3.Connection) -> None:
     """Schema 2 → 3 in place: the view reading text through `unpack`, the index of every item's
     fingerprint dropped. What is stored stays as it is (a text is its own text), so the view
     gives back the same text and FTS5's index stays as it is; sessions written from now on are
-    packed. Packing every row here took 4 s of CPU (14 s wall) on the 1 GB bench index, a stall
-    on first open (and a lock others wait on), for 18 MB of pages freed inside a file that does
-    not shrink."""
+    packed. Packing every row here would stall the first open for seconds on a big index (and
+    hold a lock others wait on), to free pages inside a file that does not shrink."""
     db.execute("BEGIN IMMEDIATE")
     try:
         if schema_version(db) == 2:  # another process may have upgraded it meanwhile

@@ -30,7 +30,8 @@ RACY_WINDOW_NS = 100_000_000
 _LIST_NAME = "sessions.json"
 _KEY = "store_stamp"
 # Stat each file by the folder's descriptor where the system can (one name looked up, not every
-# component of the path: ~13 % of the listing on Linux); Windows lists by path, its stats free.
+# component of the path, a measurable share of the listing on Linux); Windows lists by path,
+# its stats free.
 _BY_FD = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
@@ -74,7 +75,7 @@ def scan(root: Path, listed_at: int) -> Scan | None:
 
 
 def _scan_at(fd: int, trusted_before: int, listing: Scan) -> bool:
-    """Names, then one `lstat` each relative to the folder (no `DirEntry` objects: ~10 %)."""
+    """Names, then one `lstat` each relative to the folder (no `DirEntry` objects to build)."""
     fields, fresh, lstat = listing.fields, listing.fresh, os.lstat
     for name in os.listdir(fd):
         if not name.endswith(".json") or name == _LIST_NAME:

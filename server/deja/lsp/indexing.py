@@ -73,7 +73,7 @@ class SidecarListener(LiveListener):
     def first_pass_end(self, outcome: str) -> None:
         # What start-up and the first pass leave lives as long as the sidecar: collected once
         # now, then kept out of the collector's sight, so that no later request waits on a full
-        # collection over it (one took 75 ms after a first pass over the 1 GB bench store).
+        # collection over it (tens of ms after a first pass over a big store).
         gc.collect()
         gc.freeze()
         # Reports were queued on the loop before the pass returned, so they arrive first.

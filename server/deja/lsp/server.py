@@ -22,9 +22,9 @@ from . import (
 from .context import DejaServer
 
 LOOPBACK = "127.0.0.1"
-# The live index's thread holds the GIL for most of each watcher tick (25 ms at 2,680 sessions:
-# one stat a file, each a release the waiting loop seldom wins); after Python's 5 ms interval a
-# request waits up to that per hand-over, a hover's p99 ×2–3. A request asks the GIL back sooner.
+# The live index's thread holds the GIL for most of a pass (each stat a release the waiting loop
+# seldom wins); after Python's default switch interval a request waits up to that per
+# hand-over, which sets a hover's slowest answers. A request asks the GIL back sooner.
 SWITCH_INTERVAL_S = 0.0005
 
 

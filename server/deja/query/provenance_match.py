@@ -36,7 +36,7 @@ def provenance(events: list[FileEvent], document: str) -> Provenance:
     """Every line of `document` and the hunks that claimed it (`events` newest first, as
     `file_history` gives them; their hunks `prepared` once per history)."""
     # Tens of thousands of claims and stacks are made, none in a cycle: the cyclic collector
-    # would only walk them again and again (≈ 10 % of a first mapping).
+    # would only walk them again and again.
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -111,7 +111,8 @@ def nearest(db: sqlite3.Connection, text: str, count: int) -> list[tuple[int, fl
     query = model.embed([text])[0]
     if not query.any():
         return []
-    # einsum, not `@`: BLAS's threads on a busy 2-core machine made the product 4× slower.
+    # einsum, not `@`: BLAS's threads fight the other processes on a busy machine for a product
+    # this small.
     scores = np.einsum("ij,j->i", matrix.vectors, query)
     count = min(count, len(scores))
     top = np.argpartition(-scores, count - 1)[:count]
