@@ -69,12 +69,16 @@ editor-test: $(STAMP)
 # The bench on a tiny store, so it cannot rot; `make bench` gives the figures in bench/RESULTS.md.
 bench-tiny: $(STAMP) tools
 	$(PY) bench/run.py --size 4M --quick
+	$(PY) bench/startup.py --runs 2
+	$(PY) bench/big_session.py --sizes 20M
 	$(PY) bench/fix_bench.py --size 4M
 	$(PY) bench/recall/run.py --quick
 	$(PY) bench/team.py --size 4M --quick --kills 1
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G
+	$(PY) bench/startup.py
+	$(PY) bench/big_session.py
 	$(PY) bench/recall/run.py --candidates
 	$(PY) bench/recall/costs.py --size 1G
 	$(PY) bench/team.py --size 1G
