@@ -63,11 +63,11 @@ def index_twice(root: Path, home: Path) -> list[dict[str, list[tuple[object, ...
         assert report.changed == 1 and not report.errors
         assert history.search(SearchQuery("AWS_SECRET_ACCESS_KEY")).hits  # the key's name
         assert not history.search(SearchQuery("wJalrXUtnFEMI")).hits  # its value: redacted
-        dumps.append(dump(history.db))
+        dumps.append(dump(history._db))
         compact(root)
         assert history.refresh().kept > 0
         assert history.search(SearchQuery("zanzibarQuux")).hits
-        dumps.append(dump(history.db))
+        dumps.append(dump(history._db))
         return dumps
     finally:
         history.close()
