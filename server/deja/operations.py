@@ -25,6 +25,8 @@ R = TypeVar("R", bound=tuple[Any, ...])
 class RequestInvalid(DejaError):
     """An input no request of this operation may hold: one line naming the field."""
 
+    exit_code = 2  # on the CLI, a bad option value, as argparse's own refusals
+
 
 class Rule(NamedTuple):
     """What one field accepts beyond its type: a range, a set of words, non-blank text."""
@@ -54,12 +56,15 @@ SEARCH_SCOPES = ("workspace", "all", "team")
 # The scopes of this machine's index: every door's `scope` (the sidecar's default too).
 LocalScope = Literal["workspace", "all"]
 LOCAL_SCOPES: tuple[LocalScope, ...] = get_args(LocalScope)
+ExportFormat = Literal["md", "html", "json"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 # A turn's number, or a page's first turn, in a session.
 TURN = Rule(low=0, high=100_000_000)
 
 # What a door calls a field when not by its own name, stated once for the converters: the CLI's
-# positional `ID` is `session_id`, the sidecar's JSON is camelCase and says `count` for
-# counting every hit. MCP's arguments are the fields' own names.
+# positional `ID` is `session_id` (an option of the field's own name comes first), the
+# sidecar's JSON is camelCase and says `count` for counting every hit. MCP's arguments are the
+# fields' own names.
 CLI_NAMES = {"session": "session_id"}
 SIDECAR_NAMES = {"session": "sessionId", "count_all": "count"}
 
@@ -112,6 +117,13 @@ class ShowRequest(NamedTuple):
 class RestoreRequest(NamedTuple):
     session: str | None = None  # an id, 8+ characters of one, or "last"
     topic: str | None = None
+    selection: str = ""  # `1,3`, `1-4`, `last`, `: topic` (the CLI and the sidecar)
+    scope: str | None = None
+
+
+class ExportRequest(NamedTuple):
+    session: str
+    format: str | None = None  # None: the CLI's from the output file's extension, else md
 
 
 RULES: dict[type, dict[str, Rule]] = {
@@ -132,7 +144,8 @@ RULES: dict[type, dict[str, Rule]] = {
         "limit": LIMIT,
     },
     ShowRequest: {"session": Rule(required=True), "turn": TURN, "offset": TURN, "limit": LIMIT},
-    RestoreRequest: {},
+    RestoreRequest: {"scope": Rule(choices=LOCAL_SCOPES)},
+    ExportRequest: {"session": Rule(required=True), "format": Rule(choices=EXPORT_FORMATS)},
 }
 
 
@@ -200,12 +213,13 @@ def check(request: R, names: Mapping[str, str] | None = None) -> R:
 
 def from_options(kind: type[R], options: Mapping[str, Any] | object, **given: Any) -> R:
     """The CLI's converter: a request from parsed options (an `argparse.Namespace` or a dict),
-    each field taken from the option of its name (`CLI_NAMES`) when there is one; `given` wins.
+    each field taken from the option of its name, else of its CLI name (`CLI_NAMES`: `deja
+    search --session` is `session`, `deja show ID` is `session_id`); `given` wins.
     A number option the CLI could not read arrives as its word, refused here in every door's
     words."""
     values = options if isinstance(options, Mapping) else vars(options)
     fields: tuple[str, ...] = kind._fields  # type: ignore[attr-defined]
-    spelled = {name: CLI_NAMES.get(name, name) for name in fields}
+    spelled = {name: name if name in values else CLI_NAMES.get(name, name) for name in fields}
     chosen = {name: values[key] for name, key in spelled.items() if key in values}
     return check(kind(**{**chosen, **given}))
 

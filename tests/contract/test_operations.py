@@ -13,8 +13,10 @@ from jsonschema import Draft202012Validator
 
 from deja.errors import DejaError
 from deja.lsp import options as lsp_options
+from deja.lsp.export import export_result
 from deja.lsp.params import Params
 from deja.lsp.requests import search_result, session_result, sessions_result
+from deja.lsp.restore import restore_result
 from deja.lsp.session_view import session_view_result
 from deja.mcp.definitions import FIELDS, tool_dicts
 from deja.mcp.tools import Recall
@@ -58,6 +60,7 @@ def cli(world: tuple[Path, Path, Recall], *args: str) -> str | None:
     done = run_deja(deja_env(store, home), *args)
     if done.returncode == 0:
         return None
+    assert done.returncode == 2, done.stderr  # a bad option value is a usage error
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     return done.stderr.strip().removeprefix("deja: ")
 
@@ -67,7 +70,11 @@ def lsp(world: tuple[Path, Path, Recall], method: str, params: dict[str, Any]) -
     history = History(home, store)
     try:
         choice = history.scope_for(all_workspaces=True)
-        if method == "deja/session":
+        if method == "deja/export":
+            export_result(history, Params(method, params))
+        elif method == "deja/restore":
+            restore_result(history, Params(method, params), [WORKSPACE])
+        elif method == "deja/session":
             session_result(history, Params(method, params))
         elif method == "deja/sessionView":
             session_view_result(history, Params(method, params))
@@ -245,3 +252,33 @@ def test_each_door_names_the_session_field_its_own_way_in_one_place() -> None:
 def test_the_sidecar_options_take_the_scopes_every_request_takes() -> None:
     assert lsp_options.SCOPES is LOCAL_SCOPES
     assert RULES[ShowRequest]["limit"] is LIMIT
+
+
+def test_an_export_format_reads_the_same_on_the_cli_and_the_sidecar(
+    world: tuple[Path, Path, Recall],
+) -> None:
+    """The CLI's was argparse's `invalid choice: 'pdf' (choose from md, html, json)`."""
+    refusal = "format must be one of md, html, json, not 'pdf'"
+    assert cli(world, "export", "s-0", "--format", "pdf") == refusal
+    assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "pdf"}) == refusal
+    assert cli(world, "export", "s-0", "--format", "json") is None
+    assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "html"}) is None
+    assert lsp(world, "deja/export", {"format": "md"}) == "sessionId is required"
+
+
+def test_a_restore_reads_its_session_and_scope_through_one_request(
+    world: tuple[Path, Path, Recall],
+) -> None:
+    assert lsp(world, "deja/restore", {"scope": "mine"}) == (
+        "scope must be one of workspace, all, not 'mine'"
+    )
+    assert lsp(world, "deja/restore", {"sessionId": 7}) == "sessionId must be a string, not 7"
+    assert mcp(world, "deja_restore", {"session": 7}) == "session must be a string, not 7"
+    assert lsp(world, "deja/restore", {"sessionId": "s-0", "scope": "all"}) is None
+    assert cli(world, "restore", "--session", "s-0") is None
+
+
+def test_the_cli_reads_an_option_of_the_fields_own_name_first() -> None:
+    """`deja search --session` is the request's `session`; `deja show ID` (`session_id`) too."""
+    options = {"query": "q", "session": "s-1", "limit": 10, "offset": 0}
+    assert from_options(SearchRequest, options).session == "s-1"

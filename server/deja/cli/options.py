@@ -294,7 +294,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
             option("session_id", metavar="ID", help=ID_HELP),
             option(
                 "--format",
-                choices=("md", "html", "json"),
+                metavar="{md,html,json}",  # checked by the request, as the sidecar's is
                 help="md (as show --full), json (the wire shape, versioned) or html; default:"
                 " from the -o file's extension, else md",
             ),
