@@ -66,7 +66,7 @@ TURN = Rule(low=0, high=100_000_000)
 # sidecar's JSON is camelCase and says `count` for counting every hit. MCP's arguments are the
 # fields' own names.
 CLI_NAMES = {"session": "session_id"}
-SIDECAR_NAMES = {"session": "sessionId", "count_all": "count"}
+SIDECAR_NAMES = {"session": "sessionId", "count_all": "count", "dry_run": "dryRun"}
 
 
 class SearchRequest(NamedTuple):
@@ -121,6 +121,12 @@ class RestoreRequest(NamedTuple):
     scope: str | None = None
 
 
+class RecoverRequest(NamedTuple):
+    session: str
+    copy: bool = False  # write it even when Continue still holds it whole
+    dry_run: bool = False
+
+
 class ExportRequest(NamedTuple):
     session: str
     format: str | None = None  # None: the CLI's from the output file's extension, else md
@@ -145,6 +151,7 @@ RULES: dict[type, dict[str, Rule]] = {
     },
     ShowRequest: {"session": Rule(required=True), "turn": TURN, "offset": TURN, "limit": LIMIT},
     RestoreRequest: {"scope": Rule(choices=LOCAL_SCOPES)},
+    RecoverRequest: {"session": Rule(required=True)},
     ExportRequest: {"session": Rule(required=True), "format": Rule(choices=EXPORT_FORMATS)},
 }
 

@@ -26,6 +26,7 @@ from deja.operations import (
     RULES,
     SIDECAR_NAMES,
     FixRequest,
+    RecoverRequest,
     RequestInvalid,
     SearchRequest,
     ShowRequest,
@@ -247,6 +248,10 @@ def test_each_door_names_the_session_field_its_own_way_in_one_place() -> None:
     with pytest.raises(RequestInvalid, match=r"^count must be true or false, not 'yes'$"):
         from_json(SearchRequest, {"query": "q", "count": "yes"}, names=SIDECAR_NAMES)
     assert from_json(SearchRequest, {"query": "q", "count": True}, names=SIDECAR_NAMES).count_all
+    recover = {"session_id": "s-1", "copy": False, "dry_run": True}
+    assert from_options(RecoverRequest, recover) == RecoverRequest("s-1", dry_run=True)
+    with pytest.raises(RequestInvalid, match=r"^dryRun must be true or false, not 'yes'$"):
+        from_json(RecoverRequest, {"sessionId": "s-1", "dryRun": "yes"}, names=SIDECAR_NAMES)
 
 
 def test_the_sidecar_options_take_the_scopes_every_request_takes() -> None:

@@ -136,10 +136,11 @@ def register(server: DejaServer) -> None:
     @guarded(SEARCH)
     async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SEARCH, params)
-        if parsed.text("scope") == "team":
-            return await team_search_result(search_request(parsed))
+        request = search_request(parsed)  # its `scope` checked as every door checks it
+        if request.scope == "team":
+            return await team_search_result(request)
         history = await ls.history()
-        return search_result(history, parsed, ls.scope(history, parsed.scope()))
+        return search_result(history, parsed, ls.scope(history, request.scope))
 
     @server.feature(TEAM_STATUS)
     @guarded(TEAM_STATUS)
