@@ -81,12 +81,6 @@ class Params:
             raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
         return value
 
-    def flag(self, name: str) -> bool:
-        value = self.values.get(name, False)
-        if not isinstance(value, bool):
-            raise RequestError(f"{name} must be true or false, not {value!r}")
-        return value
-
     def choice(self, name: str, choices: tuple[str, ...]) -> str | None:
         value = self.text(name)
         if value is not None and value not in choices:
