@@ -9,6 +9,8 @@ class DejaError(ValueError):
     """A user error; the first argument is the message the doors show. A `ValueError`, as every
     user error was before it had a type of its own (callers catch them as such)."""
 
+    exit_code = 1  # the CLI's; 2 for input its parser could have refused (a usage error)
+
     @property
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""

@@ -12,7 +12,7 @@ would cost it more than the whole conversion. cattrs loads only for JSON input."
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, get_args
 
 from deja.errors import DejaError
 
@@ -24,6 +24,8 @@ R = TypeVar("R", bound=tuple[Any, ...])
 
 class RequestInvalid(DejaError):
     """An input no request of this operation may hold: one line naming the field."""
+
+    exit_code = 2  # on the CLI, a bad option value, as argparse's own refusals
 
 
 class Rule(NamedTuple):
@@ -51,7 +53,20 @@ LIMIT = Rule(low=1, high=500)
 OFFSET = Rule(low=0, high=1_000_000)
 SINCE_DOC = "30m, 12h, 7d, 2w or 2026-11-01"
 SEARCH_SCOPES = ("workspace", "all", "team")
-LOCAL_SCOPES = ("workspace", "all")
+# The scopes of this machine's index: every door's `scope` (the sidecar's default too).
+LocalScope = Literal["workspace", "all"]
+LOCAL_SCOPES: tuple[LocalScope, ...] = get_args(LocalScope)
+ExportFormat = Literal["md", "html", "json"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+# A turn's number, or a page's first turn, in a session.
+TURN = Rule(low=0, high=100_000_000)
+
+# What a door calls a field when not by its own name, stated once for the converters: the CLI's
+# positional `ID` is `session_id` (an option of the field's own name comes first), the
+# sidecar's JSON is camelCase and says `count` for counting every hit. MCP's arguments are the
+# fields' own names.
+CLI_NAMES = {"session": "session_id"}
+SIDECAR_NAMES = {"session": "sessionId", "count_all": "count", "dry_run": "dryRun"}
 
 
 class SearchRequest(NamedTuple):
@@ -89,9 +104,32 @@ class FilesRequest(NamedTuple):
     limit: int = 20
 
 
+class ShowRequest(NamedTuple):
+    """A session as indexed (`deja show`, `deja/session`), or a page of its turns (the session
+    view: `offset` and `limit` in turns, or the page holding `turn`)."""
+
+    session: str
+    turn: int | None = None
+    offset: int | None = None
+    limit: int | None = None  # None: the page's usual size
+
+
 class RestoreRequest(NamedTuple):
     session: str | None = None  # an id, 8+ characters of one, or "last"
     topic: str | None = None
+    selection: str = ""  # `1,3`, `1-4`, `last`, `: topic` (the CLI and the sidecar)
+    scope: str | None = None
+
+
+class RecoverRequest(NamedTuple):
+    session: str
+    copy: bool = False  # write it even when Continue still holds it whole
+    dry_run: bool = False
+
+
+class ExportRequest(NamedTuple):
+    session: str
+    format: str | None = None  # None: the CLI's from the output file's extension, else md
 
 
 RULES: dict[type, dict[str, Rule]] = {
@@ -111,7 +149,10 @@ RULES: dict[type, dict[str, Rule]] = {
         "scope": Rule(choices=LOCAL_SCOPES),
         "limit": LIMIT,
     },
-    RestoreRequest: {},
+    ShowRequest: {"session": Rule(required=True), "turn": TURN, "offset": TURN, "limit": LIMIT},
+    RestoreRequest: {"scope": Rule(choices=LOCAL_SCOPES)},
+    RecoverRequest: {"session": Rule(required=True)},
+    ExportRequest: {"session": Rule(required=True), "format": Rule(choices=EXPORT_FORMATS)},
 }
 
 
@@ -137,12 +178,16 @@ def _wanted(kind: str, rule: Rule) -> str:
     return "a string"
 
 
-def _refuse(kind: type, name: str, value: object) -> RequestInvalid:
+def _refuse(
+    kind: type, name: str, value: object, names: Mapping[str, str] | None = None
+) -> RequestInvalid:
+    """The one line: the field named as the door's input names it (`names`)."""
     rule = RULES[kind].get(name, Rule())
+    said = (names or {}).get(name, name)
     if rule.required and (value is None or (isinstance(value, str) and not value.strip())):
-        return RequestInvalid(f"{name} is required")
+        return RequestInvalid(f"{said} is required")
     wanted = _wanted(_kind(kind.__annotations__[name]), rule)
-    return RequestInvalid(f"{name} must be {wanted}, not {value!r}")
+    return RequestInvalid(f"{said} must be {wanted}, not {value!r}")
 
 
 def _fits(kind: str, rule: Rule, value: object) -> bool:
@@ -163,22 +208,26 @@ def _fits(kind: str, rule: Rule, value: object) -> bool:
     )
 
 
-def check(request: R) -> R:
+def check(request: R, names: Mapping[str, str] | None = None) -> R:
     """The request itself, when every field keeps its rule; else one line naming the first."""
     kind = type(request)
     rules = RULES[kind]
     for name, value in zip(request._fields, request, strict=True):  # type: ignore[attr-defined]
         if not _fits(_kind(kind.__annotations__[name]), rules.get(name, Rule()), value):
-            raise _refuse(kind, name, value)
+            raise _refuse(kind, name, value, names)
     return request
 
 
 def from_options(kind: type[R], options: Mapping[str, Any] | object, **given: Any) -> R:
     """The CLI's converter: a request from parsed options (an `argparse.Namespace` or a dict),
-    each field taken from the option of its name when there is one; `given` wins."""
+    each field taken from the option of its name, else of its CLI name (`CLI_NAMES`: `deja
+    search --session` is `session`, `deja show ID` is `session_id`); `given` wins.
+    A number option the CLI could not read arrives as its word, refused here in every door's
+    words."""
     values = options if isinstance(options, Mapping) else vars(options)
     fields: tuple[str, ...] = kind._fields  # type: ignore[attr-defined]
-    chosen = {name: values[name] for name in fields if name in values}
+    spelled = {name: name if name in values else CLI_NAMES.get(name, name) for name in fields}
+    chosen = {name: values[key] for name, key in spelled.items() if key in values}
     return check(kind(**{**chosen, **given}))
 
 
@@ -224,19 +273,23 @@ def from_json(
     fields: Iterable[str] | None = None,
     defaults: Mapping[str, Any] | None = None,
     moment: Callable[[str], float] | None = None,
+    names: Mapping[str, str] | None = None,
     **given: Any,
 ) -> R:
     """A request from a JSON object: only `fields` are read (every field unless given; other
-    keys are ignored, as the schema allows), `defaults` fill what is absent or null, a `since`
-    given as text becomes a moment through `moment`, and `given` (what the door read itself)
-    wins."""
+    keys are ignored, as the schema allows), each under its door's name (`names`, e.g.
+    `SIDECAR_NAMES`), `defaults` fill what is absent or null, a `since` given as text becomes a
+    moment through `moment`, and `given` (what the door read itself) wins."""
     from cattrs.errors import BaseValidationError
 
     if not _CONVERTER:
         _CONVERTER.append(_converter())
-    names = set(kind._fields if fields is None else fields)  # type: ignore[attr-defined]
+    names = names or {}
+    wanted = kind._fields if fields is None else fields  # type: ignore[attr-defined]
     data = {**(defaults or {})}
-    data.update({k: v for k, v in values.items() if k in names and v is not None})
+    for name in wanted:
+        if values.get(names.get(name, name)) is not None:
+            data[name] = values[names.get(name, name)]
     if "since" in data and moment is not None:  # JSON sends a moment as text
         if not isinstance(data["since"], str):
             raise RequestInvalid(f"since must be a string, not {data['since']!r}")
@@ -251,10 +304,8 @@ def from_json(
         name = _failed_field(error)
         if name is None:
             raise RequestInvalid(f"{kind.__name__}: {error}") from None
-        if name not in data:
-            raise RequestInvalid(f"{name} is required") from None
-        raise _refuse(kind, name, data[name]) from None
-    return check(request._replace(**given) if given else request)  # type: ignore[attr-defined]
+        raise _refuse(kind, name, data.get(name), names) from None
+    return check(request._replace(**given) if given else request, names)  # type: ignore[attr-defined]
 
 
 def json_schema(kind: type, fields: Iterable[str] | None = None) -> dict[str, Any]:

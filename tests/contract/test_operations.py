@@ -12,16 +12,24 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from deja.errors import DejaError
+from deja.lsp import options as lsp_options
+from deja.lsp.export import export_result
 from deja.lsp.params import Params
-from deja.lsp.requests import search_result, sessions_result
+from deja.lsp.requests import search_result, session_result, sessions_result
+from deja.lsp.restore import restore_result
+from deja.lsp.session_view import session_view_result
 from deja.mcp.definitions import FIELDS, tool_dicts
 from deja.mcp.tools import Recall
 from deja.operations import (
     LIMIT,
+    LOCAL_SCOPES,
     RULES,
+    SIDECAR_NAMES,
     FixRequest,
+    RecoverRequest,
     RequestInvalid,
     SearchRequest,
+    ShowRequest,
     from_json,
     from_options,
     json_schema,
@@ -53,6 +61,7 @@ def cli(world: tuple[Path, Path, Recall], *args: str) -> str | None:
     done = run_deja(deja_env(store, home), *args)
     if done.returncode == 0:
         return None
+    assert done.returncode == 2, done.stderr  # a bad option value is a usage error
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     return done.stderr.strip().removeprefix("deja: ")
 
@@ -62,8 +71,17 @@ def lsp(world: tuple[Path, Path, Recall], method: str, params: dict[str, Any]) -
     history = History(home, store)
     try:
         choice = history.scope_for(all_workspaces=True)
-        answer = search_result if method == "deja/search" else sessions_result
-        answer(history, Params(method, params), choice)
+        if method == "deja/export":
+            export_result(history, Params(method, params))
+        elif method == "deja/restore":
+            restore_result(history, Params(method, params), [WORKSPACE])
+        elif method == "deja/session":
+            session_result(history, Params(method, params))
+        elif method == "deja/sessionView":
+            session_view_result(history, Params(method, params))
+        else:
+            answer = search_result if method == "deja/search" else sessions_result
+            answer(history, Params(method, params), choice)
     except DejaError as error:
         return error.message
     finally:
@@ -154,3 +172,118 @@ def test_the_cli_converter_reads_parsed_options() -> None:
     assert LIMIT.high is not None
     with pytest.raises(RequestInvalid, match=r"^limit must be a whole number from 1 to 500"):
         from_options(FixRequest, {"error": "boom", "limit": LIMIT.high + 1})
+
+
+TURN_RANGE = "a whole number from 0 to 100000000"
+
+
+@pytest.mark.parametrize(
+    ("turn", "refusal"),
+    [
+        (-1, f"turn must be {TURN_RANGE}, not -1"),
+        (100_000_001, f"turn must be {TURN_RANGE}, not 100000001"),
+        ("x", f"turn must be {TURN_RANGE}, not 'x'"),
+        ("1.5", f"turn must be {TURN_RANGE}, not '1.5'"),
+    ],
+)
+def test_every_door_that_shows_a_session_keeps_the_same_turn(
+    world: tuple[Path, Path, Recall], turn: int | str, refusal: str
+) -> None:
+    """`deja show --turn` took any number of 0 or more (argparse's own words for the rest),
+    `deja/session` 0 to 10000 and the session view 0 to 100000000."""
+    assert cli(world, "show", "s-0", "--turn", str(turn)) == refusal
+    assert lsp(world, "deja/session", {"sessionId": "s-0", "turn": turn}) == refusal
+    assert lsp(world, "deja/sessionView", {"sessionId": "s-0", "turn": turn}) == refusal
+
+
+def test_a_shown_session_is_read_by_every_door(world: tuple[Path, Path, Recall]) -> None:
+    assert cli(world, "show", "s-0") is None
+    assert cli(world, "show", "s-0", "--turn", "0") is None
+    assert lsp(world, "deja/session", {"sessionId": "s-0"}) is None
+    assert lsp(world, "deja/sessionView", {"sessionId": "s-0", "limit": 500}) is None
+    assert lsp(world, "deja/sessionView", {"sessionId": "  "}) == "sessionId is required"
+    assert lsp(world, "deja/session", {"session": "s-0"}) == "sessionId is required"
+
+
+@pytest.mark.parametrize("limit", ["x", "-1", "0", "501", "2.5"])
+def test_a_limit_that_is_no_number_reads_the_same_on_every_door(
+    world: tuple[Path, Path, Recall], limit: str
+) -> None:
+    """The CLI said argparse's `invalid positive value: 'x'` (with its usage line), or `must be
+    0 or more`; the sidecar's session view checked its page size by hand."""
+    value: int | str = int(limit) if limit.lstrip("-").isdigit() else limit
+    refusal = f"limit must be a whole number from 1 to 500, not {value!r}"
+    assert cli(world, "search", "queue", "--all", "--limit", limit) == refusal
+    assert cli(world, "sessions", "--all", "--limit", limit) == refusal
+    assert cli(world, "fix", "boom", "--limit", limit) == refusal
+    assert cli(world, "files", "queue", "--limit", limit) == refusal
+    assert cli(world, "blame", "a.py", "--limit", limit) == refusal
+    assert lsp(world, "deja/search", {"query": "queue", "limit": value}) == refusal
+    assert lsp(world, "deja/sessions", {"limit": value}) == refusal
+    assert lsp(world, "deja/sessionView", {"sessionId": "s-0", "limit": value}) == refusal
+    assert mcp(world, "deja_search", {"query": "queue", "limit": value}) == refusal
+    assert mcp(world, "deja_file_history", {"path": "a.py", "limit": value}) == refusal
+
+
+def test_an_offset_reads_the_same_on_the_cli_and_the_sidecar(
+    world: tuple[Path, Path, Recall],
+) -> None:
+    refusal = "offset must be a whole number from 0 to 1000000, not -1"
+    assert cli(world, "search", "queue", "--all", "--offset", "-1") == refusal
+    assert cli(world, "sessions", "--all", "--offset", "-1") == refusal
+    assert lsp(world, "deja/search", {"query": "queue", "offset": -1}) == refusal
+    assert lsp(world, "deja/sessions", {"offset": -1}) == refusal
+
+
+def test_each_door_names_the_session_field_its_own_way_in_one_place() -> None:
+    """The CLI's `ID` is `session_id`, the sidecar's `sessionId`: both are the request's
+    `session`, and the sidecar's refusal names the key it sent."""
+    assert from_options(ShowRequest, {"session_id": "s-1", "turn": 3, "full": True}) == (
+        ShowRequest("s-1", turn=3)
+    )
+    sent = {"sessionId": "s-1", "turn": 3, "count": True}
+    assert from_json(ShowRequest, sent, names=SIDECAR_NAMES) == ShowRequest("s-1", turn=3)
+    with pytest.raises(RequestInvalid, match=r"^sessionId is required$"):
+        from_json(ShowRequest, {"session": "s-1"}, names=SIDECAR_NAMES)
+    with pytest.raises(RequestInvalid, match=r"^count must be true or false, not 'yes'$"):
+        from_json(SearchRequest, {"query": "q", "count": "yes"}, names=SIDECAR_NAMES)
+    assert from_json(SearchRequest, {"query": "q", "count": True}, names=SIDECAR_NAMES).count_all
+    recover = {"session_id": "s-1", "copy": False, "dry_run": True}
+    assert from_options(RecoverRequest, recover) == RecoverRequest("s-1", dry_run=True)
+    with pytest.raises(RequestInvalid, match=r"^dryRun must be true or false, not 'yes'$"):
+        from_json(RecoverRequest, {"sessionId": "s-1", "dryRun": "yes"}, names=SIDECAR_NAMES)
+
+
+def test_the_sidecar_options_take_the_scopes_every_request_takes() -> None:
+    assert lsp_options.SCOPES is LOCAL_SCOPES
+    assert RULES[ShowRequest]["limit"] is LIMIT
+
+
+def test_an_export_format_reads_the_same_on_the_cli_and_the_sidecar(
+    world: tuple[Path, Path, Recall],
+) -> None:
+    """The CLI's was argparse's `invalid choice: 'pdf' (choose from md, html, json)`."""
+    refusal = "format must be one of md, html, json, not 'pdf'"
+    assert cli(world, "export", "s-0", "--format", "pdf") == refusal
+    assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "pdf"}) == refusal
+    assert cli(world, "export", "s-0", "--format", "json") is None
+    assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "html"}) is None
+    assert lsp(world, "deja/export", {"format": "md"}) == "sessionId is required"
+
+
+def test_a_restore_reads_its_session_and_scope_through_one_request(
+    world: tuple[Path, Path, Recall],
+) -> None:
+    assert lsp(world, "deja/restore", {"scope": "mine"}) == (
+        "scope must be one of workspace, all, not 'mine'"
+    )
+    assert lsp(world, "deja/restore", {"sessionId": 7}) == "sessionId must be a string, not 7"
+    assert mcp(world, "deja_restore", {"session": 7}) == "session must be a string, not 7"
+    assert lsp(world, "deja/restore", {"sessionId": "s-0", "scope": "all"}) is None
+    assert cli(world, "restore", "--session", "s-0") is None
+
+
+def test_the_cli_reads_an_option_of_the_fields_own_name_first() -> None:
+    """`deja search --session` is the request's `session`; `deja show ID` (`session_id`) too."""
+    options = {"query": "q", "session": "s-1", "limit": 10, "offset": 0}
+    assert from_options(SearchRequest, options).session == "s-1"

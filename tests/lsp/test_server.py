@@ -121,6 +121,17 @@ async def test_a_failing_request_is_an_error_not_a_crash(client: Client) -> None
     assert (await client.request("deja/search", {"query": "pyyaml", "scope": "all"}))["hits"]
 
 
+async def test_a_bad_scope_is_refused_as_every_door_refuses_it(client: Client) -> None:
+    """The sidecar's search checked `scope` against the local scopes before its request did, so
+    it left `team` out of the words MCP and the request say."""
+    refusal = "deja/search: scope must be one of workspace, all, team, not 'mine'"
+    with pytest.raises(JsonRpcInvalidParams, match=refusal):
+        await client.request("deja/search", {"query": "x", "scope": "mine"})
+    turn = "deja/session: turn must be a whole number from 0 to 100000000, not 'x'"
+    with pytest.raises(JsonRpcInvalidParams, match=turn):
+        await client.request("deja/session", {"sessionId": "feedbeef00", "turn": "x"})
+
+
 async def test_sessions_follow_the_scope(client: Client, history: History) -> None:
     here = await client.request("deja/sessions", {})
     assert [s["id"] for s in here["sessions"]] == [EDIT_SESSION]

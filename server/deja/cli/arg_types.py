@@ -5,13 +5,13 @@ parses without it)."""
 from __future__ import annotations
 
 
-def positive(value: str) -> int:
-    number = int(value)
-    if number < 0:
-        import argparse
-
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return number
+def number(value: str) -> int | str:
+    """A whole number, or the word itself: a request's field (`deja.operations`) refuses it in
+    the words every door uses, so `--limit x` reads as `"limit": "x"` does over JSON."""
+    try:
+        return int(value)
+    except ValueError:
+        return value
 
 
 def since(value: str) -> float:

@@ -104,17 +104,18 @@ def _screen(args: object = None) -> int:
 
 
 def run_guarded(action: Callable[[], int], *, json_command: str | None = None) -> int:
-    """A user error (`DejaError`) becomes one line on stderr and exit 1; with `json_command`
-    (the command was given `--json`), a JSON envelope on stdout instead."""
+    """A user error (`DejaError`) becomes one line on stderr and its exit code (1, or 2 for a
+    bad option value); with `json_command` (the command was given `--json`), a JSON envelope
+    on stdout instead."""
     try:
         return action()
     except DejaError as error:
         if json_command:
             from .common import json_error
 
-            return json_error(json_command, error.message, 1)
+            return json_error(json_command, error.message, error.exit_code)
         print(f"deja: {error.message}", file=sys.stderr)
-        return 1
+        return error.exit_code
     except BrokenPipeError:
         return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from .arg_types import count, port, positive, since
+from .arg_types import count, number, port, since
 
 TYPE_CHECKING = False  # `typing` is not loaded on `--version`'s and `--help`'s path
 if TYPE_CHECKING:
@@ -176,8 +176,8 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
             ),
             option("--session", metavar="ID"),
             option("--since", type=since, metavar="7d|2026-11-01"),
-            option("--limit", type=positive, default=10),
-            option("--offset", type=positive, default=0),
+            option("--limit", type=number, default=10),
+            option("--offset", type=number, default=0),
             flag("--team", help="search the team database (deja team)"),
             flag("--interactive", help="open the history screen on it"),
             option("--project", metavar="NAME", help="with --team: only this project"),
@@ -188,8 +188,8 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
         "list sessions, newest first",
         (
             *SCOPE,
-            option("--limit", type=positive, default=20),
-            option("--offset", type=positive, default=0),
+            option("--limit", type=number, default=20),
+            option("--offset", type=number, default=0),
             flag(
                 "--lost",
                 help="only sessions whose file is gone or was compacted, with the turns only Deja"
@@ -202,7 +202,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
         "show a session as indexed, compacted turns included",
         (
             option("session_id", metavar="ID"),
-            option("--turn", type=positive),
+            option("--turn", type=number),
             flag("--full", help="with command and tool output and edit diffs"),
         ),
     ),
@@ -217,7 +217,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
                 metavar="N",
                 help="the edits that wrote line N (1-based) as it is now",
             ),
-            option("--limit", type=positive, default=50),
+            option("--limit", type=number, default=50),
             flag("--team", help="PATH relative to its workspace, across members"),
         ),
     ),
@@ -227,7 +227,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
         (
             option("error", nargs="+", metavar="TEXT", help="the error text; - reads stdin"),
             option("--workspace", metavar="DIR", help="only this workspace's sessions"),
-            option("--limit", type=positive, default=5),
+            option("--limit", type=number, default=5),
         ),
     ),
     Command(
@@ -236,7 +236,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
         (
             option("topic", nargs="+", metavar="TOPIC", help="words, as deja search takes them"),
             *SCOPE,
-            option("--limit", type=positive, default=20),
+            option("--limit", type=number, default=20),
         ),
     ),
     Command("stats", "what the index holds"),
@@ -294,7 +294,7 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
             option("session_id", metavar="ID", help=ID_HELP),
             option(
                 "--format",
-                choices=("md", "html", "json"),
+                metavar="{md,html,json}",  # checked by the request, as the sidecar's is
                 help="md (as show --full), json (the wire shape, versioned) or html; default:"
                 " from the -o file's extension, else md",
             ),

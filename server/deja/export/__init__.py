@@ -5,13 +5,13 @@ documents render it), JSON (the wire shape, versioned) or one self-contained HTM
 from __future__ import annotations
 
 import time
-from typing import Literal
 
 from deja import settings
+from deja.operations import EXPORT_FORMATS, ExportFormat
 from deja.query import SessionView
 
-Format = Literal["md", "html", "json"]
-FORMATS: tuple[Format, ...] = ("md", "html", "json")
+Format = ExportFormat
+FORMATS = EXPORT_FORMATS  # every door's `format` (`deja.operations`)
 # Bumped when the JSON export's shape changes incompatibly.
 EXPORT_VERSION = 1
 EXPORT_KIND = "deja-session-export"

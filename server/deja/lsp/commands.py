@@ -10,12 +10,13 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from deja import render_markdown
+from deja.operations import ShowRequest
 from deja.query import History, ScopeChoice
 
 from .context import DejaServer
 from .errors import RequestError, guarded
 from .params import Params, command_params
-from .requests import run_search, session_view
+from .requests import SESSION_FIELDS, run_search, session_view
 from .views import file_view_name, show_view
 
 SHOW_FILE_HISTORY = "deja.showFileHistory"
@@ -76,8 +77,9 @@ def register(server: DejaServer) -> None:
     @guarded(SHOW_SESSION)
     async def show_session(ls: DejaServer, *args: Any) -> dict[str, Any]:
         params = command_params(SHOW_SESSION, args, ("sessionId", "turn"))
-        view = session_view(await ls.history(), params)
-        turn = params.optional_integer("turn")
+        request = params.request(ShowRequest, SESSION_FIELDS, {})
+        view = session_view(await ls.history(), request)
+        turn = request.turn
         name = f"session-{view.session.id}" + (f"-turn-{turn}" if turn is not None else "")
         return await show_view(ls, name, render_markdown.session(view))
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-ScopeName = Literal["workspace", "all"]
-SCOPES: tuple[ScopeName, ...] = ("workspace", "all")
+from deja.operations import LOCAL_SCOPES, LocalScope
+
+ScopeName = LocalScope
+SCOPES = LOCAL_SCOPES  # the scopes every door's requests take
 KNOWN = ("continueRoot", "dejaHome", "scope", "teamPush", "notifications")
 
 

@@ -10,11 +10,10 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from deja.operations import RequestInvalid, from_json
+from deja.operations import LOCAL_SCOPES, SIDECAR_NAMES, RequestInvalid, from_json
 from deja.query.since import parse_since
 
 from .errors import RequestError
-from .options import SCOPES
 
 R = TypeVar("R", bound=tuple[Any, ...])
 
@@ -43,10 +42,17 @@ class Params:
         self, kind: type[R], fields: tuple[str, ...], defaults: dict[str, Any], **given: Any
     ) -> R:
         """The operation's typed request (`deja.operations`): `fields` read from the params
-        and checked as every door checks them, `defaults` for the absent, `given` as read here."""
+        under the sidecar's names (`sessionId`) and checked as every door checks them,
+        `defaults` for the absent, `given` as read here."""
         try:
             return from_json(
-                kind, self.values, fields=fields, defaults=defaults, moment=parse_since, **given
+                kind,
+                self.values,
+                fields=fields,
+                defaults=defaults,
+                moment=parse_since,
+                names=SIDECAR_NAMES,
+                **given,
             )
         except RequestInvalid as error:
             raise RequestError(error.message) from None
@@ -75,15 +81,6 @@ class Params:
             raise RequestError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
         return value
 
-    def flag(self, name: str) -> bool:
-        value = self.values.get(name, False)
-        if not isinstance(value, bool):
-            raise RequestError(f"{name} must be true or false, not {value!r}")
-        return value
-
-    def optional_integer(self, name: str) -> int | None:
-        return None if self.values.get(name) is None else self.integer(name, None)
-
     def choice(self, name: str, choices: tuple[str, ...]) -> str | None:
         value = self.text(name)
         if value is not None and value not in choices:
@@ -91,7 +88,7 @@ class Params:
         return value
 
     def scope(self) -> str | None:
-        return self.choice("scope", SCOPES)
+        return self.choice("scope", LOCAL_SCOPES)
 
     def file(self) -> str | None:
         """A file URI or a path (absolute, or relative: matched as a path suffix)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deja.operations import RecoverRequest
 from deja.wire_share import lost_session_json, recover_json
 
 from .context import DejaServer
@@ -21,13 +22,9 @@ def register(server: DejaServer) -> None:
     async def recover(ls: DejaServer, params: Any) -> dict[str, Any]:
         """`sessionId`; `dryRun` (nothing written: the answer carries the `document`); `copy`
         (write even when Continue still holds the session whole)."""
-        parsed = Params(RECOVER, params)
+        request = Params(RECOVER, params).request(RecoverRequest, RecoverRequest._fields, {})
         history = await ls.history()
-        outcome = history.recover(
-            parsed.required_text("sessionId"),
-            copy=parsed.flag("copy"),
-            dry_run=parsed.flag("dryRun"),
-        )
+        outcome = history.recover(request.session, copy=request.copy, dry_run=request.dry_run)
         return recover_json(outcome)
 
     @server.feature(LOST)

@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from deja import render_markdown
-from deja.operations import SearchRequest, SessionsRequest
+from deja.operations import SearchRequest, SessionsRequest, ShowRequest
 from deja.query import History, Hit, ScopeChoice, SearchQuery, SessionView
 from deja.wire import hit_json, placed_event_json, session_json, turns_json
 
@@ -24,9 +24,11 @@ SESSIONS = "deja/sessions"
 SESSION = "deja/session"
 FILE_HISTORY = "deja/fileHistory"
 FORK_COMMAND = "deja/forkCommand"
-# What `deja/search` and `deja/sessions` read of their requests (`count` is read as `count_all`).
-SEARCH_FIELDS = ("query", "scope", "role", "since", "limit", "offset", "project")
+# What `deja/search`, `deja/sessions` and `deja/session` read of their requests (under the
+# sidecar's names: `count` is `count_all`, `sessionId` is `session`).
+SEARCH_FIELDS = ("query", "scope", "role", "since", "limit", "offset", "project", "count_all")
 SESSIONS_FIELDS = ("scope", "limit", "offset")
+SESSION_FIELDS = ("session", "turn")
 
 
 @dataclass(slots=True)
@@ -41,11 +43,7 @@ class Found:
 def search_request(params: Params, default_limit: int = 20) -> SearchRequest:
     # Counting every hit costs a second query over a full page: only when asked.
     return params.request(
-        SearchRequest,
-        SEARCH_FIELDS,
-        {"limit": default_limit},
-        file=params.file(),
-        count_all=params.flag("count"),
+        SearchRequest, SEARCH_FIELDS, {"limit": default_limit}, file=params.file()
     )
 
 
@@ -90,16 +88,15 @@ def sessions_result(history: History, params: Params, choice: ScopeChoice) -> di
     }
 
 
-def session_view(history: History, params: Params) -> SessionView:
-    turn = params.optional_integer("turn")
-    view = history.show(params.required_text("sessionId"), turn)
-    if turn is not None and not view.records:
-        raise RequestError(f"session {view.session.id} has no turn {turn}")
+def session_view(history: History, request: ShowRequest) -> SessionView:
+    view = history.show(request.session, request.turn)
+    if request.turn is not None and not view.records:
+        raise RequestError(f"session {view.session.id} has no turn {request.turn}")
     return view
 
 
 def session_result(history: History, params: Params) -> dict[str, Any]:
-    view = session_view(history, params)
+    view = session_view(history, params.request(ShowRequest, SESSION_FIELDS, {}))
     return {
         "session": session_json(view.session),
         "turns": turns_json(view),
@@ -139,10 +136,11 @@ def register(server: DejaServer) -> None:
     @guarded(SEARCH)
     async def search(ls: DejaServer, params: Any) -> dict[str, Any]:
         parsed = Params(SEARCH, params)
-        if parsed.text("scope") == "team":
-            return await team_search_result(search_request(parsed))
+        request = search_request(parsed)  # its `scope` checked as every door checks it
+        if request.scope == "team":
+            return await team_search_result(request)
         history = await ls.history()
-        return search_result(history, parsed, ls.scope(history, parsed.scope()))
+        return search_result(history, parsed, ls.scope(history, request.scope))
 
     @server.feature(TEAM_STATUS)
     @guarded(TEAM_STATUS)

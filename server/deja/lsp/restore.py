@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from deja.continue_store.workspace import normalize_workspace
+from deja.operations import RestoreRequest
 from deja.query import History
 from deja.query.restore import current_lines, listing_lines
 from deja.wire import restore_reply_json
@@ -20,12 +21,13 @@ def restore_result(history: History, params: Params, folders: list[str]) -> dict
     """`selection` as `deja restore` takes it (`1,3`, `1-4`, `last`, `: topic`), or a
     `sessionId`; the workspace is the editor's first folder unless `scope` is `all`."""
     cwd = normalize_workspace(folders[0]) if folders else None
+    request = params.request(RestoreRequest, ("selection", "session", "topic", "scope"), {})
     result = history.restore(
-        params.text("selection") or "",
+        request.selection,
         cwd=cwd or None,
-        all_workspaces=params.scope() == "all",
-        session=params.text("sessionId"),
-        topic=params.text("topic"),
+        all_workspaces=request.scope == "all",
+        session=request.session,
+        topic=request.topic,
     )
     if result.text:
         markdown = f"```text\n{result.text.replace('```', '` ` `')}\n```\n"

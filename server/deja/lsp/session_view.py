@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from deja.operations import ShowRequest
 from deja.query import History
 from deja.query.session_page import PAGE_TURNS
 from deja.wire import session_page_json
@@ -15,18 +16,18 @@ from .params import Params
 SESSION_VIEW = "deja/sessionView"
 
 
-def _position(params: Params, name: str) -> int | None:
-    present = params.values.get(name) is not None
-    return params.integer(name, None, high=100_000_000) if present else None
+# What the view reads of its request, under the sidecar's names (`sessionId`).
+VIEW_FIELDS = ("session", "turn", "offset", "limit")
 
 
 def session_view_result(history: History, params: Params) -> dict[str, Any]:
     """`sessionId`; `offset` and `limit` in turns, or `turn`: the page holding that turn."""
+    request = params.request(ShowRequest, VIEW_FIELDS, {"limit": PAGE_TURNS})
     page = history.session_page(
-        params.required_text("sessionId"),
-        offset=_position(params, "offset"),
-        limit=params.integer("limit", PAGE_TURNS, low=1, high=500),
-        at_turn=_position(params, "turn"),
+        request.session,
+        offset=request.offset,
+        limit=request.limit or PAGE_TURNS,
+        at_turn=request.turn,
     )
     return session_page_json(page)
 

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from deja.operations import ExportRequest, from_options
+
 from ..common import CliError, implicit_pass, opened_history
 
 if TYPE_CHECKING:
@@ -25,10 +27,11 @@ EXTENSIONS: dict[str, Format] = {
 def run(args: argparse.Namespace) -> int:
     from deja.export import export_session
 
-    form = cast("Format", args.format) if args.format else _from_extension(args.output)
+    request = from_options(ExportRequest, args)
+    form = cast("Format", request.format) if request.format else _from_extension(args.output)
     with opened_history() as history:
         implicit_pass(history)
-        text = export_session(history.show(args.session_id), form)
+        text = export_session(history.show(request.session), form)
     if args.output is None:
         sys.stdout.write(text)
         return 0

@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from deja.operations import RecoverRequest, from_options
 from deja.quantities import count
 from deja.query import History
 from deja.wire_share import recover_json
@@ -28,8 +29,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(args: argparse.Namespace, history: History) -> int:
+    request = from_options(RecoverRequest, args)  # `session_id` is its `session`
     implicit_pass(history)
-    outcome = history.recover(args.session_id, copy=args.copy, dry_run=args.dry_run)
+    outcome = history.recover(request.session, copy=request.copy, dry_run=request.dry_run)
     if not args.json:
         from deja import settings
 

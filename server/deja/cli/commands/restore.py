@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from deja.operations import RestoreRequest, from_options
 from deja.wire import restore_json
 
 from .. import render
@@ -20,14 +21,16 @@ def run(args: argparse.Namespace) -> int:
         passed_over,
     )
 
+    # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
+    scope = "all" if args.all else None
+    request = from_options(RestoreRequest, args, selection=" ".join(args.selection), scope=scope)
     with opened_history() as history:
         ensure_store(history)
         implicit_pass(history)
-        # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
         result: RestoreResult = history.restore(
-            " ".join(args.selection),
-            all_workspaces=args.all,
-            session=args.session,
+            request.selection,
+            all_workspaces=request.scope == "all",
+            session=request.session,
             limit=args.limit,
             offset=args.offset,
         )

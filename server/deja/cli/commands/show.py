@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from deja.operations import ShowRequest, from_options
 from deja.query import History
 from deja.wire import record_json, session_json
 
@@ -18,10 +19,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(args: argparse.Namespace, history: History) -> int:
+    request = from_options(ShowRequest, args)  # `session_id` is its `session`
     implicit_pass(history)
-    view = history.show(args.session_id, args.turn)
-    if args.turn is not None and not view.records:
-        raise CliError(f"session {view.session.id} has no turn {args.turn}")
+    view = history.show(request.session, request.turn)
+    if request.turn is not None and not view.records:
+        raise CliError(f"session {view.session.id} has no turn {request.turn}")
     style = render.Style(sys.stdout)
     emit(
         args,
