@@ -44,18 +44,28 @@ def clip(text: str, limit: int) -> str:
 
 # Terminal escapes (colours in captured command output, or a hostile title that clears the
 # screen) and other control characters: never indexed, never printed back.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ESCAPE = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|[\x00-\x08\x0b-\x1f\x7f]"
 )
+# The control characters `_ESCAPE` removes, as UTF-8 bytes: no other character's UTF-8 holds
+# a byte below 0x80, so looking for them in the encoded text finds exactly them.
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
 
 
 def clean_text(text: str) -> str:
     """Strings from disk may hold escapes, NULs or lone surrogates; none belongs in the index."""
-    if _CONTROL.search(text):
-        text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
+    # Every text read is cleaned, most of them clean already: encoding (which lone surrogates
+    # fail) and deleting the control bytes run in C a byte at a time, several times faster
+    # than a regex looking for a character class at every position.
     try:
-        text.encode("utf-8")
+        encoded = text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    return text
+        return _clean_with_surrogates(text)
+    if len(encoded.translate(None, _CONTROL_BYTES)) == len(encoded):
+        return text
+    return _ESCAPE.sub("", text.replace("\r\n", "\n"))
+
+
+def _clean_with_surrogates(text: str) -> str:
+    text = _ESCAPE.sub("", text.replace("\r\n", "\n"))
+    return text.encode("utf-8", "replace").decode("utf-8")
