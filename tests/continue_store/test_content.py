@@ -3,6 +3,7 @@ does: the text cleaned is the same as the pattern alone would make it."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,3 +32,22 @@ def test_escapes_and_surrogates_are_cleaned() -> None:
     assert clean_text("\x1b[31mred\x1b[0m\r\nok") == "red\nok"
     assert clean_text("lone \ud800 half") == "lone ? half"
     assert clean_text("plain ünïcode") == "plain ünïcode"
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("plain\ttext\n", "plain\ttext\n"),
+        ("a\r\nb\rc", "a\nbc"),
+        ("nul\x00 del\x7f unit\x1f", "nul del unit"),
+        ("title\x1b]0;x\x07 é € 😀", "title é € 😀"),
+        ("lone \ud800 surrogate \x1b[1m", "lone ? surrogate "),
+    ],
+)
+def test_cleans_escapes_controls_and_surrogates(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
+def test_a_clean_text_is_returned_as_it_is() -> None:
+    text = "naïve café ✓ " * 1000
+    assert clean_text(text) is text

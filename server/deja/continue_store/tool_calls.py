@@ -152,6 +152,17 @@ def tool_record(
     )
     kind = canonical(name)
     path = resolve_tool_path(arg_path(name, args, state), workspace)
+    if kind in READ_TOOLS:  # keeps less of its output, redacted below (a read's is a file)
+        return Record(
+            turn=turn,
+            role="read",
+            text=f"{name} {path}",
+            time=time,
+            tool=name,
+            status=status,
+            path=path,
+            output=redact(clip(output, 2_000)),
+        )
     shown_output = redact(clip(output, MAX_OUTPUT_CHARS))
     if kind in COMMAND_TOOLS:
         command = args.get("command")
@@ -168,17 +179,6 @@ def tool_record(
             exit_code=exit_code(output, statuses),
             output=shown_output,
             args=command,
-        )
-    if kind in READ_TOOLS:
-        return Record(
-            turn=turn,
-            role="read",
-            text=f"{name} {path}",
-            time=time,
-            tool=name,
-            status=status,
-            path=path,
-            output=redact(clip(output, 2_000)),
         )
     if kind in EDIT_TOOLS:
         return _edit_record(name, args, status, turn, time, path, shown_output, redact)
