@@ -218,17 +218,23 @@ def check(request: R, names: Mapping[str, str] | None = None) -> R:
     return request
 
 
-def from_options(kind: type[R], options: Mapping[str, Any] | object, **given: Any) -> R:
+def from_options(
+    kind: type[R],
+    options: Mapping[str, Any] | object,
+    names: Mapping[str, str] | None = None,
+    **given: Any,
+) -> R:
     """The CLI's converter: a request from parsed options (an `argparse.Namespace` or a dict),
     each field taken from the option of its name, else of its CLI name (`CLI_NAMES`: `deja
     search --session` is `session`, `deja show ID` is `session_id`); `given` wins.
     A number option the CLI could not read arrives as its word, refused here in every door's
-    words."""
+    words; `names` spells an option as the command line does (`limit` → `--limit`)."""
     values = options if isinstance(options, Mapping) else vars(options)
     fields: tuple[str, ...] = kind._fields  # type: ignore[attr-defined]
     spelled = {name: name if name in values else CLI_NAMES.get(name, name) for name in fields}
     chosen = {name: values[key] for name, key in spelled.items() if key in values}
-    return check(kind(**{**chosen, **given}))
+    said = {name: names[key] for name, key in spelled.items() if names and key in names}
+    return check(kind(**{**chosen, **given}), said)
 
 
 # JSON input: the sidecar's params and MCP's arguments ----------------------------------------

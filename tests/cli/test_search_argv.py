@@ -208,7 +208,7 @@ def test_the_program_ends_a_search_with_its_output_and_exit_code(tmp_path: Path)
     assert unknown.returncode == 1 and unknown.stderr.startswith("deja: ")
     bad = deja("search", "x", "--limit", "-3")
     assert bad.returncode == 2  # a usage error, refused in the words every door uses
-    assert bad.stderr == "deja: limit must be a whole number from 1 to 500, not -3\n"
+    assert bad.stderr == "deja: --limit must be a whole number from 1 to 500, not -3\n"
 
 
 def test_any_word_can_be_excluded_on_both_parsers(tmp_path: Path) -> None:

@@ -66,6 +66,11 @@ def cli(world: tuple[Path, Path, Recall], *args: str) -> str | None:
     return done.stderr.strip().removeprefix("deja: ")
 
 
+def typed(refusal: str | None) -> str | None:
+    """The CLI's line: the same refusal, the option named as it is typed (`--limit`)."""
+    return None if refusal is None else f"--{refusal}"
+
+
 def lsp(world: tuple[Path, Path, Recall], method: str, params: dict[str, Any]) -> str | None:
     store, home, _ = world
     history = History(home, store)
@@ -108,8 +113,8 @@ def test_every_door_keeps_the_same_limit(
     world: tuple[Path, Path, Recall], limit: int, refusal: str | None
 ) -> None:
     """The CLI took any limit of 0 or more, MCP 1 to 20, the sidecar 1 to 500."""
-    assert cli(world, "search", "queue", "--all", "--limit", str(limit)) == refusal
-    assert cli(world, "sessions", "--all", "--limit", str(limit)) == refusal
+    assert cli(world, "search", "queue", "--all", "--limit", str(limit)) == typed(refusal)
+    assert cli(world, "sessions", "--all", "--limit", str(limit)) == typed(refusal)
     assert lsp(world, "deja/search", {"query": "queue", "limit": limit}) == refusal
     assert lsp(world, "deja/sessions", {"limit": limit}) == refusal
     assert mcp(world, "deja_search", {"query": "queue", "limit": limit}) == refusal
@@ -191,7 +196,7 @@ def test_every_door_that_shows_a_session_keeps_the_same_turn(
 ) -> None:
     """`deja show --turn` took any number of 0 or more (argparse's own words for the rest),
     `deja/session` 0 to 10000 and the session view 0 to 100000000."""
-    assert cli(world, "show", "s-0", "--turn", str(turn)) == refusal
+    assert cli(world, "show", "s-0", "--turn", str(turn)) == typed(refusal)
     assert lsp(world, "deja/session", {"sessionId": "s-0", "turn": turn}) == refusal
     assert lsp(world, "deja/sessionView", {"sessionId": "s-0", "turn": turn}) == refusal
 
@@ -213,11 +218,11 @@ def test_a_limit_that_is_no_number_reads_the_same_on_every_door(
     0 or more`; the sidecar's session view checked its page size by hand."""
     value: int | str = int(limit) if limit.lstrip("-").isdigit() else limit
     refusal = f"limit must be a whole number from 1 to 500, not {value!r}"
-    assert cli(world, "search", "queue", "--all", "--limit", limit) == refusal
-    assert cli(world, "sessions", "--all", "--limit", limit) == refusal
-    assert cli(world, "fix", "boom", "--limit", limit) == refusal
-    assert cli(world, "files", "queue", "--limit", limit) == refusal
-    assert cli(world, "blame", "a.py", "--limit", limit) == refusal
+    assert cli(world, "search", "queue", "--all", "--limit", limit) == typed(refusal)
+    assert cli(world, "sessions", "--all", "--limit", limit) == typed(refusal)
+    assert cli(world, "fix", "boom", "--limit", limit) == typed(refusal)
+    assert cli(world, "files", "queue", "--limit", limit) == typed(refusal)
+    assert cli(world, "blame", "a.py", "--limit", limit) == typed(refusal)
     assert lsp(world, "deja/search", {"query": "queue", "limit": value}) == refusal
     assert lsp(world, "deja/sessions", {"limit": value}) == refusal
     assert lsp(world, "deja/sessionView", {"sessionId": "s-0", "limit": value}) == refusal
@@ -229,8 +234,8 @@ def test_an_offset_reads_the_same_on_the_cli_and_the_sidecar(
     world: tuple[Path, Path, Recall],
 ) -> None:
     refusal = "offset must be a whole number from 0 to 1000000, not -1"
-    assert cli(world, "search", "queue", "--all", "--offset", "-1") == refusal
-    assert cli(world, "sessions", "--all", "--offset", "-1") == refusal
+    assert cli(world, "search", "queue", "--all", "--offset", "-1") == typed(refusal)
+    assert cli(world, "sessions", "--all", "--offset", "-1") == typed(refusal)
     assert lsp(world, "deja/search", {"query": "queue", "offset": -1}) == refusal
     assert lsp(world, "deja/sessions", {"offset": -1}) == refusal
 
@@ -264,7 +269,7 @@ def test_an_export_format_reads_the_same_on_the_cli_and_the_sidecar(
 ) -> None:
     """The CLI's was argparse's `invalid choice: 'pdf' (choose from md, html, json)`."""
     refusal = "format must be one of md, html, json, not 'pdf'"
-    assert cli(world, "export", "s-0", "--format", "pdf") == refusal
+    assert cli(world, "export", "s-0", "--format", "pdf") == typed(refusal)
     assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "pdf"}) == refusal
     assert cli(world, "export", "s-0", "--format", "json") is None
     assert lsp(world, "deja/export", {"sessionId": "s-0", "format": "html"}) is None

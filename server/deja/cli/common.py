@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import argparse
 
     from deja.index import PassReport
+    from deja.operations import R
 
 
 class CliError(DejaError):
@@ -132,3 +133,12 @@ def json_error(command: str | None, message: str, code: int) -> int:
     sys.stdout.buffer.write(envelope(command, error={"message": message}))
     sys.stdout.flush()
     return code
+
+
+def as_request(kind: type[R], args: argparse.Namespace, **given: Any) -> R:
+    """The command's typed request (`deja.operations`), a refusal naming the option as typed."""
+    from deja.operations import from_options
+
+    from .options import spelled
+
+    return from_options(kind, args, spelled(args.command), **given)

@@ -374,3 +374,15 @@ COMMANDS: tuple[Command, ...] = (  # in the order `deja --help` lists them
 )
 NAMES: tuple[str, ...] = tuple(command.name for command in COMMANDS)
 BY_NAME: dict[str, Command] = {command.name: command for command in COMMANDS}
+
+
+def spelled(command: str) -> dict[str, str]:
+    """Each option's destination and how a user types it (`limit` → `--limit`): a refusal
+    names the option as the command line spells it."""
+    found = BY_NAME.get(command)
+    args = found.args if found is not None else ()
+    return {
+        names[0][2:].replace("-", "_"): names[0]
+        for names in ([n for n in arg.names if n.startswith("--")] for arg in args)
+        if names
+    }

@@ -8,16 +8,16 @@ import sys
 import time
 from pathlib import Path
 
-from deja.operations import FileHistoryRequest, from_options
+from deja.operations import FileHistoryRequest
 from deja.query import FileEvent, History, check_line
 from deja.wire import event_json, line_owner_json
 
 from .. import render
-from ..common import CliError, emit, implicit_pass, opened_history
+from ..common import CliError, as_request, emit, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:
-    from_options(FileHistoryRequest, args)  # the bounds every door keeps
+    as_request(FileHistoryRequest, args)  # the bounds every door keeps
     if args.team:
         from deja.team.config import require_driver
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from deja.operations import ExportRequest, from_options
+from deja.operations import ExportRequest
 
-from ..common import CliError, implicit_pass, opened_history
+from ..common import CliError, as_request, implicit_pass, opened_history
 
 if TYPE_CHECKING:
     from deja.export import Format
@@ -27,7 +27,7 @@ EXTENSIONS: dict[str, Format] = {
 def run(args: argparse.Namespace) -> int:
     from deja.export import export_session
 
-    request = from_options(ExportRequest, args)
+    request = as_request(ExportRequest, args)
     form = cast("Format", request.format) if request.format else _from_extension(args.output)
     with opened_history() as history:
         implicit_pass(history)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from deja.fix_blocks import files_blocks, files_nothing
-from deja.operations import FilesRequest, from_options
+from deja.operations import FilesRequest
 from deja.quantities import count
 from deja.query import History
 from deja.wire import files_json
 
 from ..common import (
+    as_request,
     emit,
     ensure_store,
     implicit_pass,
@@ -19,7 +20,7 @@ from ..common import (
 
 
 def run(args: argparse.Namespace) -> int:
-    from_options(FilesRequest, args, topic=" ".join(args.topic))  # the bounds every door keeps
+    as_request(FilesRequest, args, topic=" ".join(args.topic))  # the bounds every door keeps
     with opened_history() as history:
         return _answer(args, history)
 

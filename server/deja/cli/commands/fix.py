@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from deja.fix_blocks import fix_blocks, fix_nothing
-from deja.operations import FixRequest, from_options
+from deja.operations import FixRequest
 from deja.query import History
 from deja.wire import fix_json
 
 from ..common import (
     CliError,
+    as_request,
     emit,
     ensure_store,
     implicit_pass,
@@ -39,7 +40,7 @@ def _answer(args: argparse.Namespace, history: History) -> int:
     text = _error_text(args.error)
     if not text.strip():
         raise CliError("give the error text (or - to read it from stdin)")
-    from_options(FixRequest, args, error=text)  # the bounds every door keeps
+    as_request(FixRequest, args, error=text)  # the bounds every door keeps
     # Errors are rarely one project's own: every workspace unless one is named.
     choice = history.scope_for(all_workspaces=not args.workspace, workspace=args.workspace)
     result = history.fix(text, choice.scope, limit=args.limit)

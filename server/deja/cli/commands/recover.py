@@ -7,12 +7,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from deja.operations import RecoverRequest, from_options
+from deja.operations import RecoverRequest
 from deja.quantities import count
 from deja.query import History
 from deja.wire_share import recover_json
 
-from ..common import emit, implicit_pass, opened_history
+from ..common import as_request, emit, implicit_pass, opened_history
 
 if TYPE_CHECKING:
     from deja.query.recover import RecoverOutcome
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(args: argparse.Namespace, history: History) -> int:
-    request = from_options(RecoverRequest, args)  # `session_id` is its `session`
+    request = as_request(RecoverRequest, args)  # `session_id` is its `session`
     implicit_pass(history)
     outcome = history.recover(request.session, copy=request.copy, dry_run=request.dry_run)
     if not args.json:

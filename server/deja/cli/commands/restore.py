@@ -6,11 +6,11 @@ import argparse
 import sys
 import time
 
-from deja.operations import RestoreRequest, from_options
+from deja.operations import RestoreRequest
 from deja.wire import restore_json
 
 from .. import render
-from ..common import ensure_store, envelope, implicit_pass, opened_history
+from ..common import as_request, ensure_store, envelope, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     # `1,3 : topic` arrives as separate words or attached (`1,3:topic`): join them.
     scope = "all" if args.all else None
-    request = from_options(RestoreRequest, args, selection=" ".join(args.selection), scope=scope)
+    request = as_request(RestoreRequest, args, selection=" ".join(args.selection), scope=scope)
     with opened_history() as history:
         ensure_store(history)
         implicit_pass(history)

@@ -6,12 +6,13 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from deja.operations import SearchRequest, from_options
+from deja.operations import SearchRequest
 from deja.query import History, SearchQuery
 from deja.wire import hit_json
 
 from .. import render
 from ..common import (
+    as_request,
     emit,
     ensure_store,
     implicit_pass,
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    request = from_options(SearchRequest, args, query=" ".join(args.query))
+    request = as_request(SearchRequest, args, query=" ".join(args.query))
     if args.team:
         from deja.team.config import require_driver
 

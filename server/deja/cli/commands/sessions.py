@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from deja.operations import SessionsRequest, from_options
+from deja.operations import SessionsRequest
 from deja.quantities import count
 from deja.query import History, ScopeChoice
 from deja.wire import session_json
@@ -14,6 +14,7 @@ from deja.wire_share import lost_session_json
 
 from .. import render
 from ..common import (
+    as_request,
     emit,
     ensure_store,
     implicit_pass,
@@ -22,7 +23,7 @@ from ..common import (
 
 
 def run(args: argparse.Namespace) -> int:
-    from_options(SessionsRequest, args)  # the bounds every door keeps
+    as_request(SessionsRequest, args)  # the bounds every door keeps
     with opened_history() as history:
         return _answer(args, history)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from deja.operations import ShowRequest, from_options
+from deja.operations import ShowRequest
 from deja.query import History
 from deja.wire import record_json, session_json
 
 from .. import render
-from ..common import CliError, emit, implicit_pass, opened_history
+from ..common import CliError, as_request, emit, implicit_pass, opened_history
 
 
 def run(args: argparse.Namespace) -> int:
@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _answer(args: argparse.Namespace, history: History) -> int:
-    request = from_options(ShowRequest, args)  # `session_id` is its `session`
+    request = as_request(ShowRequest, args)  # `session_id` is its `session`
     implicit_pass(history)
     view = history.show(request.session, request.turn)
     if request.turn is not None and not view.records:
