@@ -51,7 +51,7 @@ def _search_roles() -> tuple[str, ...]:
 # The bounds, stated once for every door.
 LIMIT = Rule(low=1, high=500)
 OFFSET = Rule(low=0, high=1_000_000)
-SINCE_DOC = "30m, 12h, 7d, 2w or 2026-11-01"
+SINCE_DOC = "12h, 7d or 2026-11-01"
 SEARCH_SCOPES = ("workspace", "all", "team")
 # The scopes of this machine's index: every door's `scope` (the sidecar's default too).
 LocalScope = Literal["workspace", "all"]

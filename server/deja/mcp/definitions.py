@@ -33,12 +33,11 @@ FIELDS: dict[str, tuple[type, tuple[str, ...]]] = {
     "deja_files": (FilesRequest, ("topic",)),
 }
 DESCRIPTIONS = {
-    "deja_search": "Search past Continue sessions (requests, replies, commands, edits) for earlier "
-    "work: did we solve this before, what was decided, which command fixed an error.",
-    "deja_file_history": "Past edits to a file in Continue sessions: when, the request behind "
-    "each, what changed.",
-    "deja_restore": "Context of a past session, including turns Continue's compaction removed. "
-    'session: an id from deja_search or "last"; topic: show the turns about it in full.',
+    "deja_search": "Search past Continue sessions (requests, replies, commands, edits): did we "
+    "solve this before, what was decided, what fixed an error.",
+    "deja_file_history": "Past edits to a file in Continue sessions: when, why, what changed.",
+    "deja_restore": "A past session's context, with turns Continue's compaction removed. "
+    'session: an id from deja_search or "last"; topic: its turns on it in full.',
     "deja_fix": "What fixed this error in past sessions.",
     "deja_files": "Files past sessions on a topic touched.",
 }
