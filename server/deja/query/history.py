@@ -9,7 +9,6 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deja import settings
 from deja.errors import DejaError
@@ -26,6 +25,7 @@ from .scope import (
 )
 from .search import SearchQuery, SearchResult, search
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from deja.index import PassReport, Progress, Recovery
     from deja.index.exclude import ExcludeList
