@@ -1,8 +1,7 @@
 """The JSON shapes every front door sends: hits, sessions, records, file events, tombstones,
 stats and restore results. One function per shape, so `deja … --json`, the sidecar's `deja/*`
 results and whatever comes next agree field for field. Pure: no I/O, no front door, no editor
-library; the restore types are imported for typing only (`deja search` never loads restore).
-"""
+library; the restore types are imported for typing only (`deja search` never loads restore)."""
 
 from __future__ import annotations
 
