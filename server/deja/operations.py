@@ -12,17 +12,14 @@ would cost it more than the whole conversion. cattrs loads only for JSON input."
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from deja.errors import DejaError
-from deja.plain_record import NamedTuple
 
-TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
     import cattrs
 
-    R = TypeVar("R", bound=tuple[Any, ...])
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
 class RequestInvalid(DejaError):
