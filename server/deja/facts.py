@@ -9,8 +9,9 @@ pure: no I/O, nothing a door owns."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from deja.plain_record import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:  # typing only: `deja search` loads no query types through here
     from deja.query import FileEvent, Hit
 

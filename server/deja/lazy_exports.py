@@ -6,7 +6,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def lazy_exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:

@@ -1,19 +1,20 @@
 """The JSON shapes every front door sends: hits, sessions, records, file events, tombstones,
 stats and restore results. One function per shape, so `deja … --json`, the sidecar's `deja/*`
 results and whatever comes next agree field for field. Pure: no I/O, no front door, no editor
-library; the restore types are imported for typing only (`deja search` never loads restore).
-"""
+library; the restore types are imported for typing only (`deja search` never loads restore)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
 from deja.time_format import iso_time
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
+    from typing import Any
+
     from deja.doctor import Check
     from deja.index import Tombstone
     from deja.query import (

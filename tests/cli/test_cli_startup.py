@@ -1,12 +1,21 @@
 """`deja --version` and `deja --help` load no command module, build no command's parser, and
 (`--version`) load no argparse nor `typing`: start-up is what a user feels first. A command that
-runs builds only its own parser."""
+runs builds only its own parser. A quiet `deja index` loads neither `typing` nor `dataclasses`
+(with `inspect`) nor the search; a `deja search` whose words find hits loads no `dataclasses`,
+nor numpy when meaning is on."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli_run import deja_env, run_deja
+from tests.support.storebuilder import session_doc, user, write_session
 
 # A run of `main`: what it loaded (nothing loaded before it), or (`count`) the argparse parsers
 # it built (argparse loaded first, to count them).
@@ -31,10 +40,14 @@ print(json.dumps({"code": code, "built": built, "modules": modules}), file=sys.s
 """
 
 
-def probe(*words: str, count: bool = False) -> dict[str, object]:
+def probe(*words: str, count: bool = False, env: dict[str, str] | None = None) -> dict[str, object]:
     how = "count" if count else "plain"
     run = subprocess.run(
-        [sys.executable, "-c", PROBE, how, *words], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PROBE, how, *words],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     return json.loads(run.stderr.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -71,3 +84,49 @@ def test_a_typo_is_told_without_building_the_commands() -> None:
 def test_a_command_builds_its_own_parser_alone() -> None:
     ran = probe("show", "--help", count=True)
     assert ran["code"] == 0 and ran["built"] == ["deja", "deja show"]
+
+
+# Off the path of a quiet `deja index` and of a `deja search` whose words find hits: what they
+# used to load for a record class or a type name.
+NOT_LOADED = ("typing", "dataclasses", "inspect", "numpy")
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> dict[str, str]:
+    """The environment of `deja` on a small store, indexed (so `deja index` is quiet)."""
+    root = tmp_path / "continue"
+    past = time.time() - 3600
+    for n in range(3):
+        doc = session_doc(f"s{n}", [user(f"tune the kestrel cache {n}")], workspace="/w")
+        write_session(root, doc, mtime=past)
+    env = deja_env(root, tmp_path / "home")
+    assert run_deja(env, "index").returncode == 0
+    return env
+
+
+def loaded(ran: dict[str, object], names: tuple[str, ...]) -> list[str]:
+    modules = ran["modules"]
+    assert isinstance(modules, list)
+    return [name for name in names if name in modules]
+
+
+def test_a_quiet_index_loads_no_typing_dataclasses_nor_the_search(indexed: dict[str, str]) -> None:
+    ran = probe("index", env=indexed)
+    assert ran["code"] == 0
+    assert "deja.index.plan" in ran["modules"]  # type: ignore[operator]  # the quiet report ran
+    search_side = ("deja.query.search", "deja.query.query_syntax", "deja.query.meaning")
+    assert loaded(ran, NOT_LOADED + search_side) == []
+
+
+@pytest.mark.parametrize("meaning", ["0", None])
+def test_a_search_whose_words_find_hits_loads_no_dataclasses_nor_numpy(
+    indexed: dict[str, str], meaning: str | None
+) -> None:
+    env = {k: v for k, v in indexed.items() if k != "DEJA_SEMANTIC"}
+    if meaning is not None:
+        env["DEJA_SEMANTIC"] = meaning
+    assert run_deja(env, "index").returncode == 0  # with meaning on: the records' vectors
+    ran = probe("search", "kestrel", "--all", env=env)
+    assert ran["code"] == 0
+    assert "deja.query.search" in ran["modules"]  # type: ignore[operator]
+    assert loaded(ran, ("dataclasses", "inspect", "numpy")) == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
 
 from deja.errors import DejaError
 from deja.query import History
@@ -15,8 +14,10 @@ from deja.wire import JSON_SCHEMA
 from . import render
 from .progress import ProgressBar
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from deja.index import PassReport
     from deja.operations import R

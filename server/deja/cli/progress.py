@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 SHOW_AFTER_S = 1.0
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
 
 from deja.facts import Fact, event_facts, hit_facts
 from deja.quantities import count, human_size
@@ -12,7 +11,10 @@ from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
 from deja.time_format import ago, since_bound
 from deja.wire import iso
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from deja.query import FileEvent, Hit, SessionSummary, SessionView, TurnRecord
 
 

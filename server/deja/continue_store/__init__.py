@@ -6,10 +6,9 @@ for all of them at start-up.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from deja.lazy_exports import lazy_exports
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from .parse import SessionError, is_safe_file_id, parse_session
     from .records import ROLES, Diagnostic, Hunk, Item, ListEntry, Record, Role, Session

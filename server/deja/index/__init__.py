@@ -6,10 +6,9 @@ pass.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from deja.lazy_exports import lazy_exports
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from .core import Index
     from .lock import IndexBusy

@@ -7,7 +7,6 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deja.continue_store.workspace import normalize_workspace
 
@@ -16,6 +15,7 @@ from .lock import LOCK_NAME, writer_lock
 from .recovery import open_index, recover
 from .schema import DB_NAME, connect_read_only, prepare_home
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from .pass_report import PassReport
     from .refresh import Progress

@@ -3,9 +3,10 @@ saw as it is now): here, apart from the pass, so that reading one loads none of 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from deja.continue_store.records import Diagnostic
 
     from .refusal import StoreRefusal

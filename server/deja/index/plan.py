@@ -19,16 +19,16 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from deja import semantic
+from deja.plain_record import Plain
 
 from . import store_stamp
 from .forks import forks_derived
 from .pass_report import PassReport
 from .store_stamp import Scan
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from deja.continue_store.records import Diagnostic
     from deja.continue_store.store import SessionFile
@@ -39,17 +39,27 @@ if TYPE_CHECKING:
 Known = dict[str, tuple[int, int, int]]
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(Plain):
     """A pass's work for one listing: the files to read, how many sessions the store holds (its
     files but the forgotten), the live sessions whose file is gone, the files known unreadable
-    (reported again, in listing order) and what is odd in the listing."""
+    (reported again, in listing order) and what is odd in the listing. Not a dataclass: a quiet
+    `deja index` makes one, and `dataclasses` is not on its path (plain_record.py)."""
 
-    changed: list[SessionFile] = field(default_factory=list)
-    sessions: int = 0
-    gone: list[str] = field(default_factory=list)
-    errors: list[Diagnostic] = field(default_factory=list)
-    notes: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("changed", "errors", "gone", "notes", "sessions")
+
+    def __init__(
+        self,
+        changed: list[SessionFile] | None = None,
+        sessions: int = 0,
+        gone: list[str] | None = None,
+        errors: list[Diagnostic] | None = None,
+        notes: list[Diagnostic] | None = None,
+    ) -> None:
+        self.changed: list[SessionFile] = [] if changed is None else changed
+        self.sessions = sessions
+        self.gone: list[str] = [] if gone is None else gone
+        self.errors: list[Diagnostic] = [] if errors is None else errors
+        self.notes: list[Diagnostic] = [] if notes is None else notes
 
     @property
     def empty(self) -> bool:

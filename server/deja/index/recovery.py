@@ -9,7 +9,8 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import NamedTuple
+
+from deja.plain_record import NamedTuple
 
 from .faults import clear_damage, is_damage, is_write_failure, root_cause, why_unwritable
 from .lock import LOCK_NAME, writer_lock

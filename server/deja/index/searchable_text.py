@@ -12,10 +12,10 @@ reads them through `unpack`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .pack import as_text
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:  # the search path loads this module (schema.py), not the reader's types
     from deja.continue_store import Hunk
 

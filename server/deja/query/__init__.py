@@ -5,10 +5,9 @@ blame, fix, files or provenance."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from deja.lazy_exports import lazy_exports
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from .blame import FileEvent, LineRange
     from .files import FilesResult, TouchedFile

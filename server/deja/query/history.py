@@ -9,7 +9,6 @@ import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from deja import settings
 from deja.errors import DejaError
@@ -24,8 +23,8 @@ from .scope import (
     known_workspaces,
     named_scope,
 )
-from .search import SearchQuery, SearchResult, search
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     from deja.index import PassReport, Progress, Recovery
     from deja.index.exclude import ExcludeList
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from .lost import LostSession
     from .provenance import Provenance
     from .recover import Recovered, RecoverOutcome
+    from .search import SearchQuery, SearchResult
     from .session_page import SessionPage
     from .shared import IndexedRecord, IndexedSession
     from .stats import IndexHealth, Stats
@@ -160,6 +160,8 @@ class History(Forgetting):
         """The hits, with the notes the answer carries in `.notes`: `scope_notes` (those of the
         `ScopeChoice` the query's scope came from) and, when no hit matched exactly, which
         words were corrected. Doors show the notes as they are."""
+        from .search import search  # not on a quiet `deja index`'s path
+
         result = search(self._db, query)
         result.notes = [*scope_notes]
         if result.approximate:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import NamedTuple
 
 from deja.index.forks import own_records
 from deja.one_line import one_line
+from deja.plain_record import NamedTuple
 
 from .rows import named
 from .scope import Scope

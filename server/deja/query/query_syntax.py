@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 from deja.errors import DejaError
 from deja.index.tokens import identifier_parts
+from deja.plain_record import NamedTuple
 
 
 class QueryError(DejaError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from deja.continue_store.workspace import (
     absolute_path,
@@ -14,7 +13,7 @@ from deja.continue_store.workspace import (
     workspace_contains,
 )
 from deja.errors import DejaError
-from deja.plain_record import Plain
+from deja.plain_record import NamedTuple, Plain
 
 
 class WorkspaceError(DejaError):

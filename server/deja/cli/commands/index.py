@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from deja.quantities import count
 
 from ..common import CliError, emit, ensure_store, opened_history, run_pass
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     import argparse
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
 
 from deja.operations import SearchRequest
 from deja.query import History, SearchQuery
@@ -19,6 +18,7 @@ from ..common import (
     opened_history,
 )
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
     import argparse
 
