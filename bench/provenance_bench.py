@@ -6,7 +6,7 @@ some of part of a line) and 20 lines changed by hand since.
 Measures, in process: the whole mapping (`provenance`) of a history already prepared (a new
 document version or index generation of the same file history) and the first one of a history
 (its hunks prepared), a keystroke's update (`updated`), the CPU time of both against the matcher
-before the speed work (`tests/provenance_reference.py`, interleaved in the same process), and
+before the speed work (`tests/support/provenance_reference.py`, interleaved in the same process), and
 the same claims made with difflib's `SequenceMatcher` (the standard library's matcher, the
 document as its indexed second sequence: the baseline the patience anchors replaced). Through
 a real sidecar (`deja serve` over stdio): hover on a document version already mapped, and hover
@@ -146,7 +146,7 @@ def load_loop() -> float:
 def against_reference(runs: int, events: list[FileEvent], document: str) -> Row:
     """CPU time (`process_time`) of the matcher before the speed work, the first mapping of a
     history and a mapping again, interleaved run by run (this machine's load hits all three)."""
-    from tests import provenance_reference
+    from tests.support import provenance_reference
 
     kinds = {
         "before": lambda: provenance_reference.provenance(events, document),

@@ -1,5 +1,5 @@
 """Instructions per provenance mapping (valgrind's callgrind), which the machine's load does not
-change: the matcher before the speed work (`tests/provenance_reference.py`), the first mapping
+change: the matcher before the speed work (`tests/support/provenance_reference.py`), the first mapping
 of a history (its hunks prepared) and a mapping again, on `provenance_bench`'s 5,000-line file.
 
     python bench/provenance_callgrind.py [--runs 5]     # needs valgrind (apt); ~1 min a kind
@@ -23,7 +23,7 @@ KINDS = ("before", "first", "again")
 def measured(kind: str, runs: int) -> None:
     """The calls callgrind counts: all of them inside `functools.reduce`."""
     sys.path[:0] = [str(HERE.parent / "server"), str(HERE.parent)]
-    from tests import provenance_reference
+    from tests.support import provenance_reference
 
     from bench.provenance_bench import events_of, history
     from deja.query.provenance import forget_prepared

@@ -1,7 +1,7 @@
 """`deja recover` proven with the real `cn` 1.5.47: a session whose file was deleted, and a
 session `cn` compacted, written back by Deja as a new session; `cn --fork NEWID -p …` then sends
 the recovered turns to the (fake) model, and `cn ls --json` lists the new session. The written
-file is also checked against Continue's types (`tests/continue_schema.py`)."""
+file is also checked against Continue's types (`tests/support/continue_schema.py`)."""
 
 from __future__ import annotations
 
