@@ -6,12 +6,12 @@ some of part of a line) and 20 lines changed by hand since.
 Measures, in process: the whole mapping (`provenance`) of a history already prepared (a new
 document version or index generation of the same file history) and the first one of a history
 (its hunks prepared), a keystroke's update (`updated`), the CPU time of both against the matcher
-before the speed work (`tests/support/provenance_reference.py`, interleaved in the same process), and
-the same claims made with difflib's `SequenceMatcher` (the standard library's matcher, the
-document as its indexed second sequence: the baseline the patience anchors replaced). Through
-a real sidecar (`deja serve` over stdio): hover on a document version already mapped, and hover
-right after an unsaved keystroke (the update included). A loop of a million additions is timed
-first: the machine's load, to read the other figures against.
+before the speed work (`tests/support/provenance_reference.py`, interleaved in the same
+process), and the same claims made with difflib's `SequenceMatcher` (the standard library's
+matcher, the document as its indexed second sequence: the baseline the patience anchors
+replaced). Through a real sidecar (`deja serve` over stdio): hover on a document version already
+mapped, and hover right after an unsaved keystroke (the update included). A loop of a million
+additions is timed first: the machine's load, to read the other figures against.
 """
 
 from __future__ import annotations

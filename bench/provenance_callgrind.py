@@ -1,6 +1,7 @@
 """Instructions per provenance mapping (valgrind's callgrind), which the machine's load does not
-change: the matcher before the speed work (`tests/support/provenance_reference.py`), the first mapping
-of a history (its hunks prepared) and a mapping again, on `provenance_bench`'s 5,000-line file.
+change: the matcher before the speed work (`tests/support/provenance_reference.py`), the
+first mapping of a history (its hunks prepared) and a mapping again, on `provenance_bench`'s
+5,000-line file.
 
     python bench/provenance_callgrind.py [--runs 5]     # needs valgrind (apt); ~1 min a kind
 
