@@ -13,11 +13,11 @@ from deja import settings
 from deja.quantities import human_size
 
 from . import stream
+from .listing import SESSIONS_LIST, SessionFile, scan_session_files
 from .parse import SessionError, SessionStart, decode_json, is_safe_file_id, parse_document
 from .records import Diagnostic, ListEntry, RecordSink, Session
 from .tool_calls import Redactor
 
-SESSIONS_LIST = "sessions.json"
 # Continue rewrites files in place without a lock: a half-written file gets one more chance.
 RETRY_DELAY_S = 0.15
 # From this size a file's history is streamed rather than parsed whole: a whole parse holds
@@ -165,56 +165,6 @@ def _read_list(
             diagnostics.append(Diagnostic(str(path), f"{error}; the session files still count"))
             break
     return []
-
-
-@dataclass(frozen=True, slots=True)
-class SessionFile:
-    """A session file as a directory scan sees it: enough to tell whether it changed."""
-
-    id: str
-    path: str
-    size: int
-    mtime_ns: int
-
-
-# What the scan says when the store has no sessions folder at all (not one it cannot list).
-NO_SESSIONS_FOLDER = "no Continue sessions folder here"
-NOT_A_SESSION_ID = "file name is not a session id"
-
-
-def scan_session_files(root: Path) -> tuple[list[SessionFile] | None, list[Diagnostic]]:
-    """Every `sessions/*.json` but the list, with its size and mtime; None when there is no
-    sessions folder. One `lstat` per file: this is all a pass with nothing changed costs."""
-    folder = root / "sessions"
-    diagnostics: list[Diagnostic] = []
-    try:
-        scan = list(os.scandir(folder))
-    except FileNotFoundError:
-        return None, [Diagnostic(str(folder), NO_SESSIONS_FOLDER)]
-    except OSError as error:
-        return None, [Diagnostic(str(folder), f"cannot list: {error}")]
-    files: list[SessionFile] = []
-    for dirent in scan:
-        name = dirent.name
-        if not name.endswith(".json") or name == SESSIONS_LIST:
-            continue
-        session_id = name[: -len(".json")]
-        if not is_safe_file_id(session_id):
-            diagnostics.append(Diagnostic(dirent.path, NOT_A_SESSION_ID))
-            continue
-        try:
-            if dirent.is_symlink():
-                diagnostics.append(Diagnostic(dirent.path, "a symlink; not followed"))
-                continue
-            if not dirent.is_file(follow_symlinks=False):
-                diagnostics.append(Diagnostic(dirent.path, "not a regular file; skipped"))
-                continue
-            info = dirent.stat(follow_symlinks=False)
-        except OSError as error:
-            diagnostics.append(Diagnostic(dirent.path, f"cannot stat: {error}"))
-            continue
-        files.append(SessionFile(session_id, dirent.path, info.st_size, info.st_mtime_ns))
-    return files, diagnostics
 
 
 def read_session_list(

@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from .store import SESSIONS_LIST, scan_session_files
+from .listing import SESSIONS_LIST, scan_session_files
 
 TICK_S = 0.25
 # Polling with nothing changing waits longer each time, up to this (the lag bound then).

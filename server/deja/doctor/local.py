@@ -8,7 +8,7 @@ from pathlib import Path
 
 from deja import settings
 from deja.continue_store import Diagnostic
-from deja.continue_store.store import NO_SESSIONS_FOLDER, scan_session_files
+from deja.continue_store.listing import NO_SESSIONS_FOLDER, scan_session_files
 from deja.errors import DejaError
 from deja.index import PassReport
 from deja.index.exclude import load_exclude_list

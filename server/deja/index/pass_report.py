@@ -26,7 +26,8 @@ _FIELDS = (
 
 
 class PassReport:
-    """What one pass saw and did. A plain class rather than a dataclass: `deja index` over an
+    """What one pass saw and did (`sessions`: those it listed; a partial pass lists only its
+    own files). A plain class rather than a dataclass: `deja index` over an
     unchanged store makes this and nothing else that needs `dataclasses`, whose import (with
     `inspect`) was a sixth of that run's instructions."""
 

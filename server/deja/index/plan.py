@@ -30,8 +30,8 @@ from .store_stamp import Scan
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from deja.continue_store.listing import SessionFile
     from deja.continue_store.records import Diagnostic
-    from deja.continue_store.store import SessionFile
 
     from .core import Index
 
@@ -150,9 +150,9 @@ class _Judge:
         rebuild: bool,
     ) -> None:
         # Here: the reader's types load only when a file must be judged.
+        from deja.continue_store.listing import NOT_A_SESSION_ID, SessionFile
         from deja.continue_store.parse import is_safe_file_id
         from deja.continue_store.records import Diagnostic
-        from deja.continue_store.store import NOT_A_SESSION_ID, SessionFile
 
         self.db, self.folder, self.dead_ids, self.known = db, folder, dead_ids, known
         self.rebuild = rebuild

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from deja import settings
 from deja.continue_store import ListEntry, SessionRef
+from deja.continue_store.listing import SessionFile, scan_session_files, stat_session_files
 from deja.continue_store.parse import is_safe_file_id
-from deja.continue_store.store import SessionFile, read_session_list, scan_session_files
+from deja.continue_store.store import read_session_list
 from deja.continue_store.workspace import workspace_contains
 from deja.semantic import passes as vectors
 
@@ -63,7 +64,9 @@ def run_pass(
     listing = stamp_scan(index.root, listing_time()) if only is None else None
     context = "" if listing is None else stamp_context(index.root, index.exclude_path)
     with index.writer(wait=wait):
-        listed, vouched, known = _to_plan(index, listing, context, rebuild, accept_empty, report)
+        listed, vouched, known = _to_plan(
+            index, listing, context, rebuild, accept_empty, report, only
+        )
         if report.refused is not None:
             report.seconds = time.perf_counter() - started
             return report
@@ -158,15 +161,45 @@ def _to_plan(
     rebuild: bool,
     accept_empty: bool,
     report: PassReport,
+    only: set[str] | None,
 ) -> tuple[Scan, str, Known | None]:
     """The listing to plan, the listing the recorded stamp vouches for ("": none) and, with no
-    stamp to go by, every session the index holds."""
+    stamp to go by, every session the index holds (of `only`, for a partial pass)."""
     if listing is not None and listing.fields and not rebuild:
         vouched = recorded_listing(index.db, context)
         if vouched is not None:
             return listing, vouched, None
+    if listing is None and only is not None:
+        partial = _partial_listing(index, only, report)
+        if partial is not None:
+            return partial[0], "", partial[1]
     listed, known = _full_listing(index, listing, accept_empty, report)
     return listed, "", known
+
+
+def _partial_listing(index: Index, only: set[str], report: PassReport) -> tuple[Scan, Known] | None:
+    """A partial pass's files alone (the watcher's, `deja capture`'s), so a turn written costs
+    the same in a store of any size; None when one of them is gone: a deletion is judged
+    against the whole listing, where an emptied or missing store is refused."""
+    found, notes, missing = stat_session_files(index.root, only)
+    if missing:
+        return None
+    report.notes.extend(notes)
+    ids = sorted(only)
+    known: Known = {}
+    for start in range(0, len(ids), _IDS_PER_QUERY):
+        chunk = ids[start : start + _IDS_PER_QUERY]
+        rows = index.db.execute(
+            "SELECT id, size, mtime_ns, deleted FROM sessions WHERE id IN "
+            f"({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        known.update((row[0], (row[1], row[2], row[3])) for row in rows)
+    return listing_of(found), known
+
+
+# Under SQLite's default limit of host parameters in one statement.
+_IDS_PER_QUERY = 500
 
 
 def _full_listing(

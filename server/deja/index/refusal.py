@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from deja.continue_store import Diagnostic
-from deja.continue_store.store import NO_SESSIONS_FOLDER
+from deja.continue_store.listing import NO_SESSIONS_FOLDER
 
 # A store listing no session file while the index holds this many live sessions is reported,
 # not applied: an unmounted home looks just like that. One session deleted is just a delete.

@@ -39,7 +39,7 @@ def index_stats(db: sqlite3.Connection, index_path: Path, root: Path) -> Stats:
     last = db.execute("SELECT value FROM meta WHERE key = 'last_pass'").fetchone()
     home = index_path.parent
     index_bytes = sum(p.stat().st_size for p in home.glob("index.sqlite3*") if p.is_file())
-    from deja.continue_store.store import scan_session_files  # only `deja stats` lists
+    from deja.continue_store.listing import scan_session_files  # only `deja stats` lists
 
     files, _ = scan_session_files(root)
     store_bytes = sum(file.size for file in files or ())
