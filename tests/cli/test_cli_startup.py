@@ -1,8 +1,10 @@
 """`deja --version` and `deja --help` load no command module, build no command's parser, and
 (`--version`) load no argparse nor `typing`: start-up is what a user feels first. A command that
 runs builds only its own parser. A quiet `deja index` loads neither `typing` nor `dataclasses`
-(with `inspect`) nor the search; a `deja search` whose words find hits loads no `dataclasses`,
-nor numpy when meaning is on."""
+(with `inspect`) nor the search; words only, it takes its paths as text (no `pathlib`, which
+brings `re`, `enum`, `urllib` and `ipaddress`) and loads no search types; with meaning on, no
+model. A `deja search` whose words find hits loads no `dataclasses`, nor numpy when meaning is
+on."""
 
 from __future__ import annotations
 
@@ -116,6 +118,41 @@ def test_a_quiet_index_loads_no_typing_dataclasses_nor_the_search(indexed: dict[
     assert "deja.index.plan" in ran["modules"]  # type: ignore[operator]  # the quiet report ran
     search_side = ("deja.query.search", "deja.query.query_syntax", "deja.query.meaning")
     assert loaded(ran, NOT_LOADED + search_side) == []
+
+
+# Off a quiet `deja index`'s path, words only: the paths are text (`os.path`), the output plain
+# lines, the workspace rules and the search's types not needed.
+QUIET_INDEX_NOT_LOADED = (
+    "pathlib",
+    "re",
+    "enum",
+    "urllib.parse",
+    "ipaddress",
+    "deja.query.hits",
+    "deja.query.scope",
+    "deja.continue_store.workspace",
+    "deja.cli.render",
+    "deja.wire",
+)
+
+
+def test_a_quiet_index_takes_its_paths_as_text_and_loads_no_search_types(
+    indexed: dict[str, str],
+) -> None:
+    ran = probe("index", env={**indexed, "DEJA_SEMANTIC": "0"})
+    assert ran["code"] == 0
+    assert "deja.index.plan" in ran["modules"]  # type: ignore[operator]  # the quiet report ran
+    assert loaded(ran, QUIET_INDEX_NOT_LOADED) == []
+
+
+def test_a_quiet_index_with_meaning_on_loads_no_model(indexed: dict[str, str]) -> None:
+    pytest.importorskip("wordllama")  # the semantic extra
+    env = {k: v for k, v in indexed.items() if k != "DEJA_SEMANTIC"}
+    assert run_deja(env, "index").returncode == 0  # the records' vectors made
+    ran = probe("index", env=env)
+    assert ran["code"] == 0
+    assert "deja.index.plan" in ran["modules"]  # type: ignore[operator]  # the quiet report ran
+    assert loaded(ran, ("numpy", "wordllama", "deja.index.refresh")) == []
 
 
 @pytest.mark.parametrize("meaning", ["0", None])

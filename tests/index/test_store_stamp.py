@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from deja.index import store_stamp
 from deja.query import History, SearchQuery
 from tests.support.cli_run import deja_env, run_deja
 from tests.support.storebuilder import session_doc, user, write_session
@@ -99,3 +100,26 @@ def test_deja_search_answers_a_rewritten_file_through_the_quick_path(
     result = run_deja(env, "search", "second", "--all")
     assert result.returncode == 0 and "second" in result.stdout
     assert "nothing found" in run_deja(env, "search", "first", "--all").stdout
+
+
+def test_the_store_named_through_a_link_or_as_text_gives_one_stamp(
+    tmp_path: Path, store: Path
+) -> None:
+    """The stamp names the store as `Path.resolve` does, whether the folder is given as a `Path`
+    or as text (the quiet `deja index` path), directly or through a symlink: a pass's stamp
+    vouches for the next quiet look."""
+    write(store, "s1", "alpha plan")
+    link = tmp_path / "via-link"
+    link.symlink_to(store, target_is_directory=True)
+    named = [store, str(store), link, f"{link}/../{link.name}/"]
+    contexts = {store_stamp.context(root, None) for root in named}
+    assert len(contexts) == 1
+    assert repr(str(store.resolve())) in contexts.pop()
+    history = History(tmp_path / "home", link, tmp_path / "exclude")
+    try:
+        history.refresh()
+        assert history.quiet_pass() is not None  # the stamp recorded through the link vouches
+        write(store, "s1", "beta plan", mtime=PAST + 1)
+        assert history.quiet_pass() is None  # and a change still shows
+    finally:
+        history.close()

@@ -3,15 +3,14 @@ output (lines or a JSON envelope). Light: `deja search` loads this."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from deja.errors import DejaError
 from deja.query import History
-from deja.wire import JSON_SCHEMA
 
-from . import render
 from .progress import ProgressBar
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
@@ -104,7 +103,8 @@ def implicit_pass(history: History) -> None:
 
 
 def ensure_store(history: History) -> None:
-    if not (history.root / "sessions").is_dir() and history.stats().sessions == 0:
+    folder = os.path.join(history.root_dir, "sessions")
+    if not os.path.isdir(folder) and history.stats().sessions == 0:
         raise CliError(
             f"no Continue store at {history.root / 'sessions'} "
             "(set DEJA_CONTINUE_ROOT or CONTINUE_GLOBAL_DIR to where Continue keeps it)"
@@ -113,6 +113,7 @@ def ensure_store(history: History) -> None:
 
 def envelope(command: str | None, **payload: Any) -> bytes:
     from deja import jsonlib  # only under `--json`: orjson's import costs every start ~10 ms
+    from deja.wire import JSON_SCHEMA  # with the search's types (`re`): not a quiet index's
 
     return (
         jsonlib.dumps({"schema": JSON_SCHEMA, "command": command, **payload}, indent=True) + b"\n"
@@ -126,7 +127,9 @@ def emit(
     if args.json:
         sys.stdout.buffer.write(envelope(command, **payload))
     else:
-        render.write_lines(lines())
+        # Not `render.write_lines`: `render` loads the search's types, off `deja index`'s path.
+        out = lines()
+        sys.stdout.write("\n".join(out) + ("\n" if out else ""))
 
 
 def json_error(command: str | None, message: str, code: int) -> int:

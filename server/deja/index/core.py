@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
-
-from deja.continue_store.workspace import normalize_workspace
 
 from . import faults, store_identity, store_stamp
 from .lock import LOCK_NAME, writer_lock
@@ -17,8 +15,11 @@ from .schema import DB_NAME, connect_read_only, prepare_home
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .pass_report import PassReport
     from .refresh import Progress
+    from .schema import StrPath
     from .tombstones import Tombstone
 
 # The pass and the tombstones (the reader, the ingest) load when first used: a search over an
@@ -30,28 +31,54 @@ class Index:
     never wait for a pass (WAL)."""
 
     def __init__(
-        self, home: Path, root: Path, exclude_path: Path | None = None, *, for_reading: bool = False
+        self,
+        home: StrPath,
+        root: StrPath,
+        exclude_path: Path | None = None,
+        *,
+        for_reading: bool = False,
     ) -> None:
         """`for_reading`: the existing file opened read-only (no upgrade, no recovery; passes
         raise `IndexUnwritable`)."""
-        self.home = home
-        self.root = root
+        # Kept as text: opening the index and a quiet `deja index` load no `pathlib`; `home`,
+        # `root` and `path` give them as `Path`s.
+        self.home_dir = os.fspath(home)
+        self.root_dir = os.fspath(root)
         self.exclude_path = exclude_path
-        self.path = home / DB_NAME
-        prepare_home(home)
+        self.db_path = os.path.join(self.home_dir, DB_NAME)
+        prepare_home(self.home_dir)
         # `read_only`: why the index cannot be written (a full disk, a read-only home): it was
         # opened for reading, queries answer, passes raise `IndexUnwritable`.
         try:
             if for_reading:
-                self.db, self.recovery = connect_read_only(self.path), None
+                self.db, self.recovery = connect_read_only(self.db_path), None
                 self.read_only: str | None = "opened for reading"
             else:
-                self.db, self.recovery, self.read_only = open_index(self.path)
+                self.db, self.recovery, self.read_only = open_index(self.db_path)
         except (sqlite3.Error, OSError) as error:
             said = self.user_error(error)  # damaged, and cannot be moved aside; or unwritable
             if said is None:
                 raise
             raise said from None
+
+    @property
+    def home(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.home_dir)
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.root_dir)
+
+    @property
+    def path(self) -> Path:
+        """The index file."""
+        from pathlib import Path
+
+        return Path(self.db_path)
 
     def close(self) -> None:
         self.db.close()
@@ -60,7 +87,7 @@ class Index:
     def writer(self, *, wait: bool = True) -> Iterator[None]:
         """One writer across processes (CLI and sidecar share DEJA_HOME); without `wait`,
         `IndexBusy` when another process keeps it."""
-        with writer_lock(self.home / LOCK_NAME, wait=wait):
+        with writer_lock(os.path.join(self.home_dir, LOCK_NAME), wait=wait):
             yield
 
     @contextlib.contextmanager
@@ -97,6 +124,8 @@ class Index:
             store_stamp.clear(db)
 
     def forget_workspace(self, directory: str) -> int:
+        from deja.continue_store.workspace import normalize_workspace
+
         from . import tombstones
 
         workspace = normalize_workspace(directory)
@@ -174,7 +203,7 @@ class Index:
     def raise_noted_damage(self) -> None:
         """`IndexDamaged` when a command met damage in this file (it may lie where a pass or
         `deja index` does not read) or a table's root page is damaged."""
-        noted = faults.noted_damage(self.path) or faults.check_roots(self.db)
+        noted = faults.noted_damage(self.db_path) or faults.check_roots(self.db)
         if noted is not None:
             faults.note_damage(self.path, noted)
             raise faults.IndexDamaged(

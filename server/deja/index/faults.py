@@ -9,9 +9,12 @@ import contextlib
 import errno
 import os
 import sqlite3
-from pathlib import Path
 
 from deja.errors import DejaError
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from .schema import StrPath
 
 DAMAGE_NOTE = "index.damaged"
 _DAMAGE_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
@@ -69,7 +72,7 @@ def is_write_failure(error: BaseException) -> bool:
     return _code(error) in _WRITE_CODES or "readonly" in str(error)
 
 
-def why_unwritable(error: BaseException, home: Path) -> str:
+def why_unwritable(error: BaseException, home: StrPath) -> str:
     """The reason a write failed, as the user can act on it."""
     error = root_cause(error)
     with contextlib.suppress(OSError):
@@ -83,35 +86,43 @@ def why_unwritable(error: BaseException, home: Path) -> str:
     return error.strerror if isinstance(error, OSError) and error.strerror else str(error)
 
 
-def unwritable(home: Path, reason: str) -> IndexUnwritable:
+def unwritable(home: StrPath, reason: str) -> IndexUnwritable:
     return IndexUnwritable(f"cannot write the index in {home}: {reason}")
 
 
-def damaged(path: Path, error: BaseException) -> IndexDamaged:
+def damaged(path: StrPath, error: BaseException) -> IndexDamaged:
     """The one line a damaged index gives, noted for `deja index` (best effort)."""
     reason = str(root_cause(error))
     note_damage(path, reason)
     return IndexDamaged(f"the index {path} is damaged ({reason}); {REBUILD}")
 
 
-def note_damage(path: Path, reason: str) -> None:
+def _note_of(path: StrPath) -> str:
+    """The damage note beside the index file at `path`."""
+    return os.path.join(os.path.dirname(os.fspath(path)), DAMAGE_NOTE)
+
+
+def note_damage(path: StrPath, reason: str) -> None:
     with contextlib.suppress(OSError):
-        (path.parent / DAMAGE_NOTE).write_text(f"{os.stat(path).st_ino}\n{reason}\n")
+        text = f"{os.stat(path).st_ino}\n{reason}\n"
+        with open(_note_of(path), "w", encoding="utf-8") as note:
+            note.write(text)
 
 
-def noted_damage(path: Path) -> str | None:
+def noted_damage(path: StrPath) -> str | None:
     """The damage a command met in the index file now at `path`, if any (a file put back in its
     place since is another file)."""
     try:
-        inode, reason = (path.parent / DAMAGE_NOTE).read_text().split("\n")[:2]
+        with open(_note_of(path), encoding="utf-8") as note:
+            inode, reason = note.read().split("\n")[:2]
         return reason if int(inode) == os.stat(path).st_ino else None
     except (OSError, ValueError):
         return None
 
 
-def clear_damage(home: Path) -> None:
+def clear_damage(home: StrPath) -> None:
     with contextlib.suppress(OSError):
-        (home / DAMAGE_NOTE).unlink()
+        os.unlink(os.path.join(home, DAMAGE_NOTE))
 
 
 def check_whole(db: sqlite3.Connection) -> str | None:

@@ -11,7 +11,10 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from .schema import StrPath
 
 LOCK_NAME = "index.lock"
 
@@ -28,7 +31,7 @@ class IndexBusy(Exception):
 
 
 @contextlib.contextmanager
-def writer_lock(path: Path, *, wait: bool = True) -> Iterator[None]:
+def writer_lock(path: StrPath, *, wait: bool = True) -> Iterator[None]:
     """Hold the lock at `path` (created 0600 when missing) until the block ends. Without
     `wait`, `IndexBusy` when another holder keeps it past `NO_WAIT_SECONDS`."""
     os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))

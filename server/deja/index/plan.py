@@ -254,17 +254,17 @@ def quiet_report(index: Index) -> PassReport | None:
     """The report of a whole pass that would find nothing to do (an empty plan, no vectors to
     make, no forks to derive); None when it would do something (let it run)."""
     started = time.perf_counter()
-    listing = store_stamp.scan(index.root, store_stamp.listing_time())
+    listing = store_stamp.scan(index.root_dir, store_stamp.listing_time())
     if listing is None or listing.fresh or not listing.fields:
         return None  # a pass lists otherwise, records a fresh file, or is refused
-    context = store_stamp.context(index.root, index.exclude_path)
+    context = store_stamp.context(index.root_dir, index.exclude_path)
     db = index.db
     db.execute("BEGIN")  # the stamp and what it vouches for, read from one snapshot
     try:
         vouched = recorded_listing(db, context)
         if vouched is None or not _nothing_else_to_do(db):
             return None
-        folder = os.path.join(index.root, "sessions")
+        folder = os.path.join(index.root_dir, "sessions")
         plan = plan_pass(db, listing, folder, forgotten(db)[0], vouched=vouched)
         if not plan.empty:
             return None

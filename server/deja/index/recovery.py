@@ -8,7 +8,6 @@ import contextlib
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from deja.plain_record import NamedTuple
 
@@ -24,6 +23,12 @@ from .schema import (
     connect_read_only,
     schema_version,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .schema import StrPath
 
 # A WAL keeps the size of the most it held (a cold pass's biggest batch) until the file is
 # closed; cut back to this whenever it restarts after a checkpoint.
@@ -46,21 +51,29 @@ class Opened(NamedTuple):
     read_only: str | None  # why the index cannot be written, when it cannot
 
 
-def open_index(path: Path) -> Opened:
+def open_index(path: StrPath) -> Opened:
     """The connection to the index at `path`, the recovery it took, if any, and why it was
     opened read-only, if it was."""
     try:
         db, recovery = _open(path)
     except (IndexCorrupt, sqlite3.Error, OSError) as error:
-        if not is_write_failure(error) or not path.exists():
+        if not is_write_failure(error) or not os.path.exists(path):
             raise
         # Queries still answer from what the file holds; `deja index` says it cannot write.
-        return Opened(connect_read_only(path), None, why_unwritable(error, path.parent))
+        home = _as_path(path).parent
+        return Opened(connect_read_only(path), None, why_unwritable(error, home))
     db.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
     return Opened(db, recovery, None)
 
 
-def _open(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
+def _as_path(path: StrPath) -> Path:
+    """Off the quiet path (a recovery, an upgrade, a read-only home): `pathlib` may load."""
+    from pathlib import Path
+
+    return Path(path)
+
+
+def _open(path: StrPath) -> tuple[sqlite3.Connection, Recovery | None]:
     db = None
     try:
         db = connect(path)
@@ -72,12 +85,12 @@ def _open(path: Path) -> tuple[sqlite3.Connection, Recovery | None]:
             db.close()
         if not is_damage(error):  # busy, full, read-only: never a reason to move it aside
             raise
-        return recover(path, str(root_cause(error)))
+        return recover(_as_path(path), str(root_cause(error)))
     version = schema_version(db)
     if version == 2:
         _upgrade_in_place(db)
     elif version != SCHEMA_VERSION:
-        db = _upgrade(path, db)
+        db = _upgrade(_as_path(path), db)
     return db, None
 
 

@@ -6,12 +6,17 @@ import contextlib
 import os
 import sqlite3
 import stat
-from pathlib import Path
 
 from deja import settings
 
 from . import pack
 from .searchable_text import VIEW_BODY_SQL
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    # The index's folder and file are given as text on a quiet `deja index`'s path (no
+    # `pathlib` loaded), as `Path`s elsewhere.
+    StrPath = str | os.PathLike[str]
 
 SCHEMA_VERSION = 3
 DB_NAME = "index.sqlite3"
@@ -139,23 +144,23 @@ class IndexCorrupt(RuntimeError):
 default_home = settings.deja_home
 
 
-def prepare_home(home: Path) -> None:
+def prepare_home(home: StrPath) -> None:
     """A 0700 folder: the index holds the user's conversations."""
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.makedirs(home, mode=0o700, exist_ok=True)
     _private(home, 0o700)
 
 
-def _private(path: Path, mode: int) -> None:
+def _private(path: StrPath, mode: int) -> None:
     """`chmod` only when needed: a read-only home (or one another user owns) still opens,
     read-only (recovery.py)."""
-    if stat.S_IMODE(path.stat().st_mode) != mode:
+    if stat.S_IMODE(os.stat(path).st_mode) != mode:
         with contextlib.suppress(OSError):
             os.chmod(path, mode)
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def connect(path: StrPath) -> sqlite3.Connection:
     """Open (creating 0600) with WAL, a busy timeout, the schema in place and `unpack`."""
-    if not path.exists():
+    if not os.path.exists(path):
         fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
         os.close(fd)
     _private(path, 0o600)
@@ -178,17 +183,19 @@ def connect(path: Path) -> sqlite3.Connection:
         db.close()
         raise IndexCorrupt(f"{path}: {error}") from error
     for suffix in ("-wal", "-shm"):
-        side = Path(str(path) + suffix)
-        if side.exists():
+        side = f"{os.fspath(path)}{suffix}"
+        if os.path.exists(side):
             _private(side, 0o600)
     return db
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: StrPath) -> sqlite3.Connection:
     """The index opened for reading only, where it cannot be written. WAL needs its `-shm`
     file, which a read-only folder may lack: then the file is read as immutable (what the
     last writer checkpointed; nothing here can write it anyway)."""
-    uri = path.resolve().as_uri()
+    from pathlib import Path
+
+    uri = Path(path).resolve().as_uri()
     for query in ("mode=ro", "immutable=1"):
         db = sqlite3.connect(
             f"{uri}?{query}",

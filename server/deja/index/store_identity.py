@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from pathlib import Path
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .refusal import StoreRefusal
 
 KEY = "store_root"
@@ -25,6 +26,8 @@ def recorded(db: sqlite3.Connection) -> str | None:
 
 def judge(db: sqlite3.Connection, root: Path, *, switch: bool) -> tuple[str | None, bool]:
     """(the refusal message, or None; whether `root` is to be recorded as the index's store)."""
+    from pathlib import Path  # a pass's, not a quiet `deja index`'s
+
     current = str(root.resolve())
     known = recorded(db)
     if known == current:
@@ -65,6 +68,8 @@ def _store_of_files(db: sqlite3.Connection) -> str | None:
     ).fetchone()
     if row is None or not row[0]:
         return None
+    from pathlib import Path
+
     return str(Path(row[0]).parent.parent.resolve())  # as `judge` names the store
 
 

@@ -18,12 +18,17 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 from stat import S_ISREG
 
 from deja import semantic, settings
 
 from .schema import SCHEMA_VERSION
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .schema import StrPath
 
 # The same window the pass uses to re-read a file written just before it looked.
 RACY_WINDOW_NS = 100_000_000
@@ -54,7 +59,7 @@ def listing_time() -> int:
     return time.time_ns()
 
 
-def scan(root: Path, listed_at: int) -> Scan | None:
+def scan(root: StrPath, listed_at: int) -> Scan | None:
     """The store's session files as the stamp holds them, in one tight loop (this is all a
     search over an unchanged store costs); None when the folder cannot be listed or holds an
     odd entry (a symlink or anything but a regular file named `*.json`): a pass then speaks."""
@@ -121,7 +126,7 @@ def stamp_text(context_text: str, listing: Scan) -> str:
     return context_text + "\n" + "/".join(fields)
 
 
-def current_stamp(root: Path, exclude_path: Path | None) -> str | None:
+def current_stamp(root: StrPath, exclude_path: Path | None) -> str | None:
     """The stamp of the store as it is now; None when no stamp could vouch for it (no folder,
     an odd entry, a file written too recently)."""
     listing = scan(root, listing_time())
@@ -147,22 +152,24 @@ def clear(db: sqlite3.Connection) -> None:
     db.execute("DELETE FROM meta WHERE key = ?", (_KEY,))
 
 
-def unchanged(db: sqlite3.Connection, root: Path, exclude_path: Path | None) -> bool:
+def unchanged(db: sqlite3.Connection, root: StrPath, exclude_path: Path | None) -> bool:
     """True when the last pass saw the store exactly as it is now: a pass would do nothing."""
     known = recorded(db)
     return known is not None and current_stamp(root, exclude_path) == known
 
 
-def context(root: Path, exclude_path: Path | None) -> str:
-    """Everything but the listing that decides what a pass reads."""
-    path = exclude_path or settings.exclude_file()
+def context(root: StrPath, exclude_path: Path | None) -> str:
+    """Everything but the listing that decides what a pass reads. (By `os.path`, as `Path`
+    would give them: a quiet `deja index` loads no `pathlib`.)"""
+    path = settings.exclude_file_text() if exclude_path is None else exclude_path
     try:
-        excluded = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as text:
+            excluded = text.read()
     except OSError:
         excluded = "\0none"
     parts = (
         str(SCHEMA_VERSION),
-        str(root.resolve()),
+        os.path.realpath(root),  # what `Path.resolve` gives
         os.path.expanduser("~"),
         str(settings.max_session_bytes()),
         str(settings.redact_secrets()),

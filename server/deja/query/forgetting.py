@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
@@ -18,7 +17,6 @@ if TYPE_CHECKING:
 
 class Forgetting:
     _index: Index
-    home: Path
 
     def resolve_session(self, given: str) -> str:
         """The id the index holds for `given` (an id or a unique start of one); raises
@@ -86,4 +84,4 @@ class Forgetting:
         """A forgotten session's restore transcript must not outlive it on disk."""
         from . import restore as restore_queries
 
-        restore_queries.prune_cache(self._index.db, self.home)
+        restore_queries.prune_cache(self._index.db, self._index.home)

@@ -8,24 +8,17 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from deja import settings
 from deja.errors import DejaError
-from deja.index import Index, default_home
+from deja.index import Index
 
 from .forgetting import Forgetting
-from .scope import (
-    Scope,
-    ScopeChoice,
-    current_scope,
-    folders_scope,
-    known_workspaces,
-    named_scope,
-)
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from deja.index import PassReport, Progress, Recovery
     from deja.index.exclude import ExcludeList
 
@@ -38,6 +31,7 @@ if TYPE_CHECKING:
     from .lost import LostSession
     from .provenance import Provenance
     from .recover import Recovered, RecoverOutcome
+    from .scope import Scope, ScopeChoice
     from .search import SearchQuery, SearchResult
     from .session_page import SessionPage
     from .shared import IndexedRecord, IndexedSession
@@ -60,9 +54,20 @@ class History(Forgetting):
         for_reading: bool = False,
     ) -> None:
         """`for_reading`: open the index read-only (a thread beside the sidecar's own pass)."""
-        self.root = root or settings.continue_root()
-        self.home = home or default_home()
-        self._index = Index(self.home, self.root, exclude_path, for_reading=for_reading)
+        # As text: `pathlib` is not on a quiet `deja index`'s path (`root`, `home` give Paths).
+        self.root_dir = os.fspath(root) if root else settings.continue_root_text()
+        self.home_dir = os.fspath(home) if home else settings.deja_home_text()
+        self._index = Index(self.home_dir, self.root_dir, exclude_path, for_reading=for_reading)
+
+    @property
+    def root(self) -> Path:
+        """Continue's folder this history reads."""
+        return self._index.root
+
+    @property
+    def home(self) -> Path:
+        """The folder holding the index."""
+        return self._index.home
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -142,6 +147,9 @@ class History(Forgetting):
     ) -> ScopeChoice:
         """`workspace` as the user names it (`scope.named_scope`; raises `WorkspaceError`), else
         the workspace holding `cwd` (all of them, with a note, when none does)."""
+        # Here: the workspace rules (`re`, `urllib`) are not on a quiet `deja index`'s path.
+        from .scope import Scope, ScopeChoice, current_scope, named_scope
+
         if all_workspaces:
             return ScopeChoice(Scope())
         if workspace:
@@ -152,6 +160,8 @@ class History(Forgetting):
         """An editor's workspace folders (URIs or paths): for each, the innermost Continue
         workspace holding it (or the folder itself) and every workspace inside that; all
         workspaces, with a note, when no session belongs to any folder."""
+        from .scope import folders_scope
+
         return folders_scope(self._db, folders)
 
     # Questions ------------------------------------------------------------------------------
@@ -346,6 +356,8 @@ class History(Forgetting):
         return index_health(self._db, check_pages=check_pages)
 
     def known_workspaces(self) -> list[str]:
+        from .scope import known_workspaces
+
         return known_workspaces(self._db)
 
     def indexed_sessions(self) -> list[IndexedSession]:
