@@ -16,7 +16,7 @@ import pytest
 from deja import semantic, settings
 from deja.facts import MEANING_ONLY
 from deja.query import History, Scope, SearchQuery
-from deja.semantic import model
+from deja.semantic import identity
 from deja.semantic.vectors import EMBEDDED_ROLES
 from tests.support.cli_run import deja_env, json_envelope, run_deja
 from tests.support.storebuilder import assistant, session_doc, user, write_session
@@ -75,7 +75,7 @@ def test_the_model_loads_with_every_socket_blocked() -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["tried"] == []
-    assert report["shape"] == [2, model.DIMENSIONS]
+    assert report["shape"] == [2, identity.DIMENSIONS]
     assert report["similarity"] > 0.2  # related texts are close, so real weights were read
 
 

@@ -71,7 +71,7 @@ def ranked(
 ) -> list[int] | None:
     """The records nearest `question` that pass the filters, best first (at most `NEAREST`);
     None when the model cannot load (a broken install: search by words, as without it)."""
-    from deja.semantic.model import ModelUnavailable
+    from deja.semantic.identity import ModelUnavailable
     from deja.semantic.nearest import nearest
 
     try:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import os
+import struct
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .identity import DIMENSIONS, MODEL_ID, MODEL_NAME, ModelUnavailable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -20,31 +24,25 @@ if TYPE_CHECKING:
 
     Vectors = npt.NDArray[np.float32]
 
-MODEL_NAME = "wordllama-l2_supercat"
 WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
-# Matryoshka-trained: the first 128 of the 256 dimensions keep most of the recall at half the
-# memory and scan time (bench/recall/run.py measures both).
-DIMENSIONS = 128
-# What the stored vectors are named by: a change of model or dimensions re-embeds everything.
-MODEL_ID = f"{MODEL_NAME}-{DIMENSIONS}"
+_TENSOR = "embedding.weight"
 # Static embeddings average token vectors: past the first few hundred words a record's meaning is
 # already set, and tokenizing the rest (pasted logs, whole files) is most of the cost.
 MAX_CHARS = 1000
 # Longer "words" are blobs (base64, hashes, minified code): no meaning, and BPE's cost grows with
 # the square of a word's length.
 MAX_WORD = 40
-
-
-class ModelUnavailable(RuntimeError):
-    """The semantic extra is not installed (or its files are incomplete)."""
+# Token rows gathered at once past which the whole table is made float32 once (an index pass),
+# rather than only the rows read from the mapped file (a query).
+_WHOLE_TABLE = 4096
 
 
 @dataclass(slots=True)
 class Embedder:
     name: str
     dimensions: int
-    table: Any  # numpy float32 (vocabulary, dimensions)
+    table: Any  # numpy (vocabulary, ≥ dimensions): the mapped float16 file, or float32 in memory
     tokenizer: Any  # tokenizers.Tokenizer
     # Each word's token vectors summed, one row per word seen: history repeats its words (code,
     # logs, paths), so each is tokenized once. `words` maps a word to its row in `rows`.
@@ -98,7 +96,7 @@ class Embedder:
         known = lengths > 0
         if known.any():
             offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[known]
-            sums[known] = np.add.reduceat(self.table[flat], offsets, axis=0)
+            sums[known] = np.add.reduceat(self._table_rows(flat), offsets, axis=0)
         start = len(self.words)
         end = start + len(ordered)
         if self.rows is None or end > len(self.rows):
@@ -110,6 +108,17 @@ class Embedder:
             self.rows = grown
         self.rows[start:end] = sums
         self.words.update((word, start + row) for row, word in enumerate(ordered))
+
+    def _table_rows(self, flat: Any) -> Any:
+        """The float32 vectors of tokens `flat`, the same values however the table is held
+        (float16 to float32 is exact)."""
+        import numpy as np
+
+        if self.table.dtype != np.float32 and len(flat) >= _WHOLE_TABLE:
+            self.table = np.ascontiguousarray(self.table[:, : self.dimensions], dtype=np.float32)
+        if self.table.dtype == np.float32 and self.table.shape[1] == self.dimensions:
+            return self.table[flat]
+        return np.asarray(self.table[flat, : self.dimensions], dtype=np.float32)
 
 
 # Words remembered per process (128 float32 each: about 50 MB at most).
@@ -129,6 +138,33 @@ def package_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def _mapped(weights: Path) -> Any:
+    """The token table memory-mapped from the safetensors file (an 8-byte header length, a JSON
+    header, then the raw little-endian tensors), so a query reads only its tokens' rows; None
+    when it is not the float16 matrix expected (then `safetensors` reads it whole)."""
+    import numpy as np
+
+    try:
+        with weights.open("rb") as file:
+            (size,) = struct.unpack("<Q", file.read(8))
+            entry = json.loads(file.read(size))[_TENSOR]
+        rows, columns = (int(n) for n in entry["shape"])
+        begin, end = (int(n) for n in entry["data_offsets"])
+        if entry["dtype"] != "F16" or end - begin != rows * columns * 2 or columns < DIMENSIONS:
+            return None
+        offset = 8 + size + begin
+        return np.memmap(weights, dtype="<f2", mode="r", offset=offset, shape=(rows, columns))
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
+
+
+def _read(weights: Path) -> Any:
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    return np.ascontiguousarray(load_file(str(weights))[_TENSOR][:, :DIMENSIONS], dtype=np.float32)
+
+
 def load() -> Embedder:
     """The model, loaded once per process. Raises `ModelUnavailable`."""
     with _lock:
@@ -142,14 +178,14 @@ def load() -> Embedder:
         # to a thread pool cost more than tokenizing it (read by `tokenizers` at each call).
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         try:
-            import numpy as np
-            from safetensors.numpy import load_file
+            import numpy  # noqa: F401
             from tokenizers import Tokenizer
+
+            table = _mapped(weights)
+            if table is None:
+                table = _read(weights)
         except ImportError as error:
             raise ModelUnavailable(f"the semantic extra is incomplete: {error}") from error
-        table = np.ascontiguousarray(
-            load_file(str(weights))["embedding.weight"][:, :DIMENSIONS], dtype=np.float32
-        )
         tokenizer = Tokenizer.from_file(str(tokenizer_file))
         tokenizer.no_padding()
         tokenizer.no_truncation()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from . import enabled
-from .model import ModelUnavailable
+from .identity import ModelUnavailable
 from .vectors import catch_up, embed_session, mark_incomplete, up_to_date
 
 Transaction = Callable[[], AbstractContextManager[sqlite3.Connection]]

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from .model import MODEL_ID, Embedder, load
+from .identity import MODEL_ID
+
+TYPE_CHECKING = False  # not `typing`'s: a quiet `deja index` reads this module
+if TYPE_CHECKING:
+    from .model import Embedder
 
 EMBEDDED_ROLES = ("user", "assistant", "summary", "reasoning")
 _ROLES_SQL = ",".join(f"'{role}'" for role in EMBEDDED_ROLES)
@@ -74,7 +78,11 @@ def _missing(
 def embed_session(db: sqlite3.Connection, session_id: str) -> int:
     """Vectors for the session's records that have none; the caller owns the transaction."""
     rows = _missing(db, "r.session_id = ?", (session_id,))
-    return _embed_rows(db, load(), rows) if rows else 0
+    if not rows:
+        return 0
+    from .model import load  # the model loads only when there is something to embed
+
+    return _embed_rows(db, load(), rows)
 
 
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
@@ -101,6 +109,8 @@ def catch_up(db: sqlite3.Connection) -> int:
         db.execute("DELETE FROM record_vectors")
         db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (MODEL_KEY, MODEL_ID))
         _bump(db)
+    from .model import load
+
     made = _embed_rows(db, load(), _missing(db, "1", ()))
     db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (COMPLETE_KEY,))
     return made
