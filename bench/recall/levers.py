@@ -99,10 +99,10 @@ def texts(records: list[Record], variant: str) -> list[tuple[str, str, str]]:
     out = []
     for r in records:
         body = r.body
-        if variant == "title + record" and r.title:
-            body = f"{r.title}\n{body}"
-        elif variant == "asking user turn + record" and r.role != "user" and r.asked:
+        if "asking user turn" in variant and r.role != "user" and r.asked:
             body = f"{r.asked[:CONTEXT_CHARS]}\n{body}"
+        if variant.startswith("title +") and r.title:
+            body = f"{r.title}\n{body}"
         out.append((r.key, r.session, body))
     if variant == "record + title as its own record":
         titled = {r.session: r.title for r in records if r.title}
@@ -251,6 +251,7 @@ def build_levers(
         ("record + title as its own record", "one more vector a session"),
         ("title + record", "Continue's title summarises the session"),
         ("asking user turn + record", "an answer read with its question"),
+        ("title + asking user turn + record", "both"),
     ):
         rank, meta = ranker(variant, cache, query_of)
         levers.append(Lever(f"2. {variant}", why, rank, cost=meta))
