@@ -6,10 +6,11 @@ the model's ranking is fused with wordllama's and the words'.
     python bench/recall/levers.py --quick    # 8 MB of noise
 
 Record vectors are cached under `--cache` (keyed by the model and the exact texts), so a lever
-that only re-ranks costs no embedding; a text variant is embedded once (one thread) and its CPU
-time kept beside the vectors. Recall@5 and MRR as `run.py`'s `score`; hybrid = RRF (k = 60,
-50 deep each) with the words' ranking (`deja search`, `DEJA_SEMANTIC=0`), then the same session
-aggregation as the lever alone.
+that only re-ranks costs no embedding and a text variant embeds only the texts it changes (one
+thread), its CPU time kept beside the vectors. Recall@5 and MRR as `run.py`'s `score`; hybrid =
+RRF (k = 60, 50 deep each) with the words' ranking (`deja search`, `DEJA_SEMANTIC=0`) at the
+record level, or, for a session aggregate, of the two rankings of sessions. Last, each lever's
+questions gained and lost against the record text alone.
 """
 
 from __future__ import annotations
@@ -307,8 +308,9 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     for r in results:
         cost = r["cost"] or {}
-        if cost:
-            print(f"  {r['lever']:<58} CPU {cost['cpu_s'] * 1000 / cost['count']:.1f} ms/record")
+        if cost.get("count"):
+            ms = cost["cpu_s"] * 1000 / cost["count"]
+            print(f"  {r['lever']:<58} CPU {ms:.1f} ms a text embedded ({cost['count']} texts)")
     (folder / "results.json").write_text(json.dumps(results, indent=1))
     flips(results, questions)
     return 0
