@@ -12,7 +12,9 @@ Then its CPU time (`/proc/<pid>/stat` utime + stime, every thread, and any child
 read over an idle window: % of a core. Then a turn holding a word found nowhere else is appended
 to a ~1 MB session, rewritten in place as Continue does, and the door's own search is asked every
 20 ms until it finds the word: the lag, from the start of the write; repeated with an idle gap
-between (so polling has backed off, as in an editor left alone).
+between (so polling has backed off, as in an editor left alone). Beside each lag, the door's CPU
+time meanwhile less its searches' (measured alone before): the turn's cost, which the machine's
+load does not stretch as it stretches the lag.
 
 Polling is forced with `watchfiles` made unimportable in the child only: a directory holding a
 `watchfiles.py` that raises ImportError goes first on its PYTHONPATH, which is the watcher's own
@@ -175,8 +177,8 @@ class Mcp(Door):
         return str(answer["result"]["content"][0]["text"])
 
     async def finds(self, word: str) -> bool:
-        text = await self.search(word)
-        return not text.startswith("Nothing found") and word in text
+        text = await self.search(word)  # framed: "Nothing found: …" inside, when nothing is
+        return "\nNothing found: " not in text and word in text
 
     async def close(self) -> None:
         assert self.proc.stdin is not None
@@ -194,7 +196,7 @@ class Measured:
 
     def line(self) -> str:
         lags = zip(self.lags, self.lag_cpu, strict=True)
-        said = ", ".join(f"{t:.2f} s ({c:.2f} s CPU)" for t, c in lags)
+        said = ", ".join(f"{t:.2f} s ({c:.2f} s CPU)" for t, c in lags)  # less its searches
         return f"{self.door}, {self.mode}: idle {self.idle_percent:.2f} %; lags {said}"
 
 
@@ -207,16 +209,28 @@ def add_turn(path: Path, word: str) -> None:
     path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
 
 
-async def lag(door: Door, session: Path, word: str) -> tuple[float, float]:
+async def lag(door: Door, session: Path, word: str, per_ask: float) -> tuple[float, float]:
     """Seconds from the start of the write until the door's search finds `word`, and the CPU
-    seconds the door used meanwhile (its searches every 20 ms included)."""
-    cpu, started = cpu_seconds(door.pid), time.perf_counter()
+    seconds the door used meanwhile less what its searches cost (`per_ask` each)."""
+    cpu, started, asks = cpu_seconds(door.pid), time.perf_counter(), 1
     add_turn(session, word)
     while not await door.finds(word):
         if time.perf_counter() - started > LAG_GIVE_UP_S:
             raise RuntimeError(f"{door.name} did not find {word} in {LAG_GIVE_UP_S:.0f} s")
         await asyncio.sleep(ASK_EVERY_S)  # how often the answer is asked for: the resolution
-    return time.perf_counter() - started, cpu_seconds(door.pid) - cpu
+        asks += 1
+    seconds = time.perf_counter() - started
+    return seconds, cpu_seconds(door.pid) - cpu - asks * per_ask
+
+
+async def cpu_per_ask(door: Door, asks: int = 25) -> float:
+    """The door's CPU seconds for one search that finds nothing, nothing else changing."""
+    before = cpu_seconds(door.pid)
+    for _ in range(asks):
+        word = unique_word()
+        assert not await door.finds(word), f"{door.name} found {word}"
+        await asyncio.sleep(ASK_EVERY_S)
+    return (cpu_seconds(door.pid) - before) / asks
 
 
 def unique_word() -> str:
@@ -233,10 +247,11 @@ async def measure(door: Door, mode: str, session: Path, args: Any) -> Measured:
         await asyncio.sleep(args.idle_seconds)  # the idle window measured
         used = cpu_seconds(door.pid) - before
         idle = used / (time.perf_counter() - started) * 100
+        per_ask = await cpu_per_ask(door)
         lags: list[tuple[float, float]] = []
         for _ in range(args.lags):
             await asyncio.sleep(args.gap)  # idle again: polling backs off as when left alone
-            lags.append(await lag(door, session, unique_word()))
+            lags.append(await lag(door, session, unique_word(), per_ask))
         return Measured(door.name, mode, idle, [t for t, _ in lags], [c for _, c in lags])
     finally:
         await door.close()
@@ -276,7 +291,7 @@ async def run_all(store: Path, home: Path, work: Path, args: Any) -> list[Measur
 
 
 def print_table(results: list[Measured]) -> None:
-    table = [("door", "mode", "idle CPU", "lag p50 / max", "its CPU p50", "target")]
+    table = [("door", "mode", "idle CPU", "lag p50 / max", "CPU per turn p50", "target")]
     for m in results:
         target = "≤ 1 % · ≤ 1 s" if m.mode == "notifications" else "≤ 5 % · ≤ 2 s"
         lags = f"{statistics.median(m.lags):.2f} / {max(m.lags):.2f} s"
