@@ -74,6 +74,7 @@ bench-tiny: $(STAMP) tools
 	$(PY) bench/fix_bench.py --size 4M
 	$(PY) bench/recall/run.py --quick
 	$(PY) bench/team.py --size 4M --quick --kills 1
+	$(PY) bench/idle.py --size 4M --quick
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py --size 1G

@@ -31,8 +31,11 @@ def plain_results_converter() -> Converter:
     return converter
 
 
-async def indexed_sidecar(store: Path, home: Path, *, timeout: float = 600) -> LanguageClient:
-    """A started client whose server has indexed `store` into `home` (scope: all workspaces)."""
+async def indexed_sidecar(
+    store: Path, home: Path, *, timeout: float = 600, env: dict[str, str] | None = None
+) -> LanguageClient:
+    """A started client whose server has indexed `store` into `home` (scope: all workspaces);
+    `env`, the server's environment (default: this one's, with `server/` on its path)."""
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
@@ -54,7 +57,8 @@ async def indexed_sidecar(store: Path, home: Path, *, timeout: float = 600) -> L
     def log(_params: Any) -> None:
         return None
 
-    env = {**os.environ, "PYTHONPATH": str(SERVER)}
+    if env is None:
+        env = {**os.environ, "PYTHONPATH": str(SERVER)}
     await client.start_io(sys.executable, "-m", "deja", "serve", env=env)
     await client.initialize_async(
         types.InitializeParams(

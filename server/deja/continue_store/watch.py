@@ -20,7 +20,8 @@ import threading
 import time
 from pathlib import Path
 
-from .listing import SESSIONS_LIST, scan_session_files
+from .listing import SESSIONS_LIST
+from .parse import is_safe_file_id
 
 TICK_S = 0.25
 # Polling with nothing changing waits longer each time, up to this (the lag bound then).
@@ -51,7 +52,8 @@ def session_id_of(path: str) -> str | None:
 
 class StoreWatcher:
     """Which sessions' files changed (or went away) since the index last read them.
-    `looked_at` counts the files stat'ed: what an idle watcher must not add to."""
+    `looked_at` counts the files stat'ed: what an idle watcher must not add to; `weighed`, the
+    files judged beyond the listing: what an idle poll must not add to."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -61,6 +63,7 @@ class StoreWatcher:
         self.due: set[str] = set()
         self.failures: dict[str, tuple[Signature | None, int]] = {}
         self.looked_at = 0
+        self.weighed = 0
         self.notify_error: str | None = None
         self._wanted = False
         self._notifying = False
@@ -162,10 +165,34 @@ class StoreWatcher:
             return bool(self._dirty)
 
     def scan(self) -> dict[str, Signature]:
-        # The index's own scan: no store yet (Continue creates it on its first session) is none.
-        files, _ = scan_session_files(self.root)
-        self.looked_at += len(files or ())
-        return {file.id: (file.size, file.mtime_ns) for file in files or ()}
+        """Every session file's (size, mtime): one `lstat` each and nothing built per file, as
+        polling does this every few seconds on the whole store. No store yet (Continue creates
+        it on its first session) is none. Files the index does not read (a symlink, a name that
+        is no session id) are left to `_changed`, which drops them."""
+        current: dict[str, Signature] = {}
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".json") or name == SESSIONS_LIST:
+                        continue
+                    try:
+                        if not entry.is_file(follow_symlinks=False):
+                            continue
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    current[name[: -len(".json")]] = (info.st_size, info.st_mtime_ns)
+        except OSError:
+            return {}
+        self.looked_at += len(current)
+        return current
+
+    def _changed(self, current: dict[str, Signature]) -> set[str]:
+        """The sessions whose file differs from what was seen (new, changed or gone)."""
+        differ = {name for name, _ in current.items() - self.seen.items()}
+        differ |= self.seen.keys() - current.keys()
+        return {name for name in differ if is_safe_file_id(name)}
 
     def _stat(self, session_ids: set[str]) -> dict[str, Signature]:
         current: dict[str, Signature] = {}
@@ -195,7 +222,7 @@ class StoreWatcher:
             notified, self._dirty = self._dirty, set()
         if whole:
             current = self.scan()
-            names = current.keys() | self.seen.keys() | self.pending.keys()
+            names = self._changed(current) | self.pending.keys()
         else:
             names = notified | self.pending.keys()
             current = self._stat(names)
@@ -208,6 +235,7 @@ class StoreWatcher:
         """Which files to hand over: notified ones at once (their writes have stopped), others
         once they hold still for a tick or after MOST_TICKS."""
         ready: set[str] = set()
+        self.weighed += len(names)
         for session_id in names:
             signature = current.get(session_id)
             if signature == self.seen.get(session_id):

@@ -1,0 +1,48 @@
+"""The watcher without file notifications: an idle poll lists the store and judges no file, and
+what it hands over is what the index reads (no symlink, no list, no odd name)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from deja.continue_store.watch import StoreWatcher
+from tests.support.storebuilder import session_doc, user, write_session
+
+
+def test_an_idle_poll_judges_no_file(tmp_path: Path) -> None:
+    root = tmp_path / "continue"
+    for number in range(40):
+        write_session(root, session_doc(f"poll-{number}", [user(f"session {number}")]))
+    watcher = StoreWatcher(root)  # never started: polling
+    watcher.prime()
+    for _ in range(3):
+        looked_at, weighed = watcher.looked_at, watcher.weighed
+        assert watcher.poll() == set()
+        assert watcher.looked_at == looked_at + 40  # polling stats every file: its floor
+        assert watcher.weighed == weighed  # but judges none of them
+    write_session(root, session_doc("poll-7", [user("session 7, rewritten")]))
+    (root / "sessions" / "poll-9.json").unlink()
+    weighed = watcher.weighed
+    assert watcher.poll() == set()  # handed over once they hold still for a poll
+    assert watcher.poll() == {"poll-7", "poll-9"}
+    assert watcher.weighed == weighed + 4  # each twice, no other file
+
+
+def test_a_poll_hands_over_only_files_the_index_reads(tmp_path: Path) -> None:
+    root = tmp_path / "continue"
+    write_session(root, session_doc("kept", [user("a session")]))
+    watcher = StoreWatcher(root)
+    watcher.prime()
+    sessions = root / "sessions"
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}")
+    os.symlink(outside, sessions / "linked.json")
+    (sessions / "a folder.json").mkdir()
+    (sessions / "..odd.json").write_text("{}")
+    (sessions / "notes.txt").write_text("not a session")
+    (sessions / "sessions.json").write_text("[]")
+    write_session(root, session_doc("added", [user("a new session")]))
+    assert watcher.poll() == set()
+    assert watcher.poll() == {"added"}
+    assert watcher.poll() == set() and watcher.next_wait() == 0.5  # nothing more: backing off
