@@ -4,9 +4,10 @@ what it hands over is what the index reads (no symlink, no list, no odd name).""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from deja.continue_store.watch import StoreWatcher
+from deja.continue_store.watch import TICK_S, StoreWatcher
 from tests.support.storebuilder import session_doc, user, write_session
 
 
@@ -46,3 +47,20 @@ def test_a_poll_hands_over_only_files_the_index_reads(tmp_path: Path) -> None:
     assert watcher.poll() == set()
     assert watcher.poll() == {"added"}
     assert watcher.poll() == set() and watcher.next_wait() == 0.5  # nothing more: backing off
+
+
+def test_a_file_written_a_tick_ago_is_handed_over_by_the_poll_that_finds_it(
+    tmp_path: Path,
+) -> None:
+    """Polling comes back from its back-off to a file that has held still since: no tick more."""
+    root = tmp_path / "continue"
+    write_session(root, session_doc("kept", [user("a session")]))
+    watcher = StoreWatcher(root)
+    watcher.prime()
+    written = time.time() - 5 * TICK_S
+    write_session(root, session_doc("kept", [user("a session, one turn more")]), mtime=written)
+    # Still being written: an mtime that never gets a tick old while the test runs.
+    ahead = time.time() + 3600
+    write_session(root, session_doc("fresh", [user("still being written")]), mtime=ahead)
+    assert watcher.poll() == {"kept"}
+    assert watcher.poll() == {"fresh"}  # once it held still for a poll

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import threading
+import time
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -163,9 +164,14 @@ def test_command_arguments_positional_or_one_object() -> None:
 # The watcher ------------------------------------------------------------------------------------
 
 
+# The files these tests write stand for ones being written now: their mtimes lie ahead, never
+# a tick old (a file a tick old is handed over at once: tests/continue_store/test_watch_polling.py).
+_AHEAD_NS = time.time_ns() + 3600 * 10**9
+
+
 def touch(path: Path, text: str, mtime_ns: int) -> None:
     path.write_text(text)
-    os.utime(path, ns=(mtime_ns, mtime_ns))
+    os.utime(path, ns=(_AHEAD_NS + mtime_ns, _AHEAD_NS + mtime_ns))
 
 
 def test_watcher_hands_over_a_file_once_it_holds_still(tmp_path: Path) -> None:

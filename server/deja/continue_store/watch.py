@@ -8,7 +8,8 @@ then the file is handed over.
 
 Without notifications (`watchfiles` missing or failing, no `sessions/` folder yet, or `start`
 never called) every file's (size, mtime) is looked at on each poll: a changed file is handed
-over once it has held still for a poll, or after `MOST_TICKS` polls if it keeps changing; the
+over once it has held still for a poll (at once when its mtime is a tick old already), or after
+`MOST_TICKS` polls if it keeps changing; the
 poll backs off from `TICK_S` to `IDLE_POLL_S` while nothing changes.
 
 Either way a file that does not parse (half-written) is read again on the next ticks."""
@@ -233,9 +234,13 @@ class StoreWatcher:
 
     def _judge(self, names: set[str], current: dict[str, Signature], settled: set[str]) -> set[str]:
         """Which files to hand over: notified ones at once (their writes have stopped), others
-        once they hold still for a tick or after MOST_TICKS."""
+        once they hold still for a tick (their mtime a tick old, or unchanged since the last
+        poll) or after MOST_TICKS."""
         ready: set[str] = set()
         self.weighed += len(names)
+        # A file last written a tick ago or more has held still already: waiting one more tick
+        # would only add to the lag (polling comes back from its back-off to find it).
+        still_since = time.time_ns() - int(TICK_S * 1e9)
         for session_id in names:
             signature = current.get(session_id)
             if signature == self.seen.get(session_id):
@@ -243,6 +248,7 @@ class StoreWatcher:
                 continue
             last = self.pending.get(session_id)
             held = last is not None and (last[0] == signature or last[1] + 1 >= MOST_TICKS)
+            held = held or (signature is not None and signature[1] <= still_since)
             if session_id in settled or held:
                 ready.add(session_id)
                 self.pending.pop(session_id, None)
