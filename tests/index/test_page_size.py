@@ -91,3 +91,16 @@ def test_an_index_with_4k_pages_keeps_them_and_holds_the_same(tmp_path: Path) ->
             [(h.session_id, h.turn) for h in x.search(SearchQuery(words)).hits] for x in histories
         ]
         assert found[0] == found[1] != []
+
+
+def test_the_wal_is_checkpointed_after_the_same_bytes_whatever_the_page_size(
+    tmp_path: Path,
+) -> None:
+    old_index(tmp_path / "old")
+    for name, size in (("old", 4096), ("new", PAGE_SIZE)):
+        db = connect(tmp_path / name / DB_NAME) if name == "old" else connect(tmp_path / DB_NAME)
+        try:
+            (pages,) = db.execute("PRAGMA wal_autocheckpoint").fetchone()
+            assert pages * size == 1000 * 4096, name  # SQLite's default at its default pages
+        finally:
+            db.close()
