@@ -18,9 +18,11 @@ from collections.abc import Iterator, Sequence
 
 from deja.continue_store import SessionRef
 
+from .schema import wal_pages
+
 LARGE_PASS_BYTES = 64 * 1024 * 1024
 CACHE_KIB = 32 * 1024
-CHECKPOINT_PAGES = 8000
+CHECKPOINT_BYTES = 8000 * 4096  # in pages of the index's size (schema.wal_pages)
 
 
 @contextlib.contextmanager
@@ -32,7 +34,7 @@ def large_pass(db: sqlite3.Connection, todo: Sequence[SessionRef]) -> Iterator[N
     (cache,) = db.execute("PRAGMA cache_size").fetchone()
     (checkpoint,) = db.execute("PRAGMA wal_autocheckpoint").fetchone()
     db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-    db.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+    db.execute(f"PRAGMA wal_autocheckpoint = {wal_pages(db, CHECKPOINT_BYTES)}")
     try:
         yield
     finally:
