@@ -16,20 +16,29 @@ from pathlib import Path
 from typing import Any
 
 from .model import load
-from .vectors import generation
+from .vectors import changes_since, generation
 
 _INFIX = ".vectors-"
 
 
 @dataclass(slots=True)
 class Matrix:
+    """The vectors a search scans: the rows of a base (the file beside the index, or read from
+    it) at generation `key[2]`'s or an earlier one, less the rows `dead` (changed since), plus
+    the rows `added` since (`ids` covers both, in that order)."""
+
     key: tuple[str, int, int]
-    ids: Any  # numpy int64 (n,)
+    ids: Any  # numpy int64 (n + added,)
     vectors: Any  # numpy float32 (n, dimensions)
+    dead: Any = None  # numpy bool (n,) or None
+    added: Any = None  # numpy float32 (added, dimensions) or None
+    base: int = 0  # the generation the base rows are of
 
 
 _lock = threading.Lock()
 _cache: dict[str, Matrix] = {}
+# Rows changed since a matrix's base, as a share of it, past which the base is made again.
+REBUILD_SHARE = 0.1
 
 
 def _matrix(db: sqlite3.Connection, dimensions: int) -> Matrix:
@@ -39,12 +48,58 @@ def _matrix(db: sqlite3.Connection, dimensions: int) -> Matrix:
     key = (path, inode, generation(db))
     with _lock:
         cached = _cache.get(path)
-        if cached is not None and cached.key == key:
-            return cached
-    matrix = (_mapped(key, dimensions) if path else None) or _read(db, key, dimensions)
+    if cached is not None and cached.key == key:
+        return cached
+    if cached is None or cached.key[:2] != key[:2]:
+        cached = _mapped(key, dimensions) if path else None
+    matrix = (cached and _caught_up(db, cached, key, dimensions)) or _read(db, key, dimensions)
     with _lock:
         _cache[path] = matrix
     return matrix
+
+
+def _caught_up(
+    db: sqlite3.Connection, matrix: Matrix, key: tuple[str, int, int], dimensions: int
+) -> Matrix | None:
+    """`matrix` brought to `key`'s generation from the log of what changed since its base; None
+    when the log does not reach back to it or too much changed (then every vector is read)."""
+    import numpy as np
+
+    if matrix.key == key:
+        return matrix
+    since = changes_since(db)
+    if since is None or matrix.base < since:
+        return None
+    changed = [
+        int(row[0])
+        for row in db.execute(
+            "SELECT DISTINCT record_id FROM record_vector_changes WHERE generation >= ?",
+            (matrix.base,),
+        )
+    ]
+    rows = len(matrix.vectors)
+    if len(changed) > REBUILD_SHARE * max(rows, 1):
+        return None
+    found: list[tuple[int, bytes]] = []
+    for start in range(0, len(changed), 500):
+        chunk = changed[start : start + 500]
+        found += db.execute(
+            "SELECT record_id, vector FROM record_vectors WHERE record_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY record_id",
+            chunk,
+        ).fetchall()
+    base_ids = matrix.ids[:rows]
+    dead = np.isin(base_ids, np.array(changed, dtype=np.int64))
+    added_ids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
+    added = np.frombuffer(b"".join(row[1] for row in found), dtype=np.float32)
+    return Matrix(
+        key,
+        np.concatenate([base_ids, added_ids]),
+        matrix.vectors,
+        dead,
+        added.reshape(len(found), dimensions),
+        matrix.base,
+    )
 
 
 def _files(key: tuple[str, int, int]) -> tuple[Path, Path]:
@@ -54,17 +109,28 @@ def _files(key: tuple[str, int, int]) -> tuple[Path, Path]:
 
 
 def _mapped(key: tuple[str, int, int], dimensions: int) -> Matrix | None:
+    """The file beside the index for this index file (whatever its generation: a newer one is
+    caught up from the log), memory-mapped."""
     import numpy as np
 
-    ids_file, vectors_file = _files(key)
+    path, inode, _ = key
+    index = Path(path)
+    newest: tuple[int, Path, Path] | None = None
+    for vectors_file in index.parent.glob(f"{index.name}{_INFIX}{inode}-*.f32.npy"):
+        stamp = vectors_file.name[len(f"{index.name}{_INFIX}{inode}-") : -len(".f32.npy")]
+        if stamp.isdigit() and (newest is None or int(stamp) > newest[0]):
+            ids_file = vectors_file.with_name(vectors_file.name.replace(".f32.npy", ".ids.npy"))
+            newest = (int(stamp), ids_file, vectors_file)
+    if newest is None:
+        return None
     try:
-        ids = np.load(ids_file, mmap_mode="r")
-        vectors = np.load(vectors_file, mmap_mode="r")
+        ids = np.load(newest[1], mmap_mode="r")
+        vectors = np.load(newest[2], mmap_mode="r")
     except (OSError, ValueError):  # not written yet, or cut short: read from the index
         return None
     if vectors.ndim != 2 or vectors.shape != (len(ids), dimensions):
         return None
-    return Matrix(key, ids, vectors)
+    return Matrix((path, inode, newest[0]), ids, vectors, base=newest[0])
 
 
 def _read(db: sqlite3.Connection, key: tuple[str, int, int], dimensions: int) -> Matrix:
@@ -76,7 +142,7 @@ def _read(db: sqlite3.Connection, key: tuple[str, int, int], dimensions: int) ->
     vectors = np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dimensions)
     if key[0]:
         _write(key, ids, vectors)
-    return Matrix(key, ids, vectors)
+    return Matrix(key, ids, vectors, base=key[2])
 
 
 def _write(key: tuple[str, int, int], ids: Any, vectors: Any) -> None:
@@ -114,7 +180,13 @@ def nearest(db: sqlite3.Connection, text: str, count: int) -> list[tuple[int, fl
     # einsum, not `@`: BLAS's threads fight the other processes on a busy machine for a product
     # this small.
     scores = np.einsum("ij,j->i", matrix.vectors, query)
-    count = min(count, len(scores))
+    if matrix.dead is not None:
+        scores[matrix.dead] = -np.inf
+    if matrix.added is not None and len(matrix.added):
+        scores = np.concatenate([scores, np.einsum("ij,j->i", matrix.added, query)])
+    count = min(count, int(np.isfinite(scores).sum()))
+    if count <= 0:
+        return []
     top = np.argpartition(-scores, count - 1)[:count]
     top = top[np.argsort(-scores[top])]
     return [(int(matrix.ids[i]), float(scores[i])) for i in top]

@@ -14,20 +14,33 @@ if TYPE_CHECKING:
     from .model import Embedder
 
 EMBEDDED_ROLES = ("user", "assistant", "summary", "reasoning")
+_NOW = "coalesce((SELECT value FROM meta WHERE key = 'vectors_generation'), 0)"
 _ROLES_SQL = ",".join(f"'{role}'" for role in EMBEDDED_ROLES)
 DDL = (
     "CREATE TABLE IF NOT EXISTS record_vectors"
     " (record_id INTEGER PRIMARY KEY, vector BLOB NOT NULL)",
     "CREATE TRIGGER IF NOT EXISTS record_vectors_follow AFTER DELETE ON records BEGIN"
     " DELETE FROM record_vectors WHERE record_id = old.id; END",
-    # A vector gone moves the generation too: the matrix file a search maps
-    # (`nearest.py`) is made again without it.
-    "CREATE TRIGGER IF NOT EXISTS record_vectors_gone AFTER DELETE ON record_vectors BEGIN"
+    # Every vector made or gone is logged with the generation it happened in, and a vector gone
+    # moves the generation too: a search holding the matrix of an earlier generation (in memory,
+    # or the file beside the index, `nearest.py`) reads only what changed since.
+    "CREATE TABLE IF NOT EXISTS record_vector_changes"
+    " (record_id INTEGER NOT NULL, generation INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS record_vector_changes_since ON record_vector_changes (generation)",
+    "DROP TRIGGER IF EXISTS record_vectors_gone",
+    "CREATE TRIGGER record_vectors_gone AFTER DELETE ON record_vectors BEGIN"
+    f" INSERT INTO record_vector_changes VALUES (old.record_id, {_NOW});"
     " UPDATE meta SET value = value + 1 WHERE key = 'vectors_generation'; END",
+    "CREATE TRIGGER IF NOT EXISTS record_vectors_made AFTER INSERT ON record_vectors BEGIN"
+    f" INSERT INTO record_vector_changes VALUES (new.record_id, {_NOW}); END",
 )
 # Bumped when `DDL` changes: an index made before gets it at the next pass.
 SCHEMA_KEY = "vectors_schema"
-SCHEMA = "2"
+SCHEMA = "3"
+# Changes logged past this many, the log starts again: a search whose matrix is older than the
+# log reads every vector once more.
+CHANGES_KEPT = 20_000
+CHANGES_SINCE_KEY = "vector_changes_since"
 # The model the stored vectors came from, and a counter bumped by every write (readers cache
 # the matrix until it moves).
 MODEL_KEY = "vectors_model"
@@ -48,7 +61,26 @@ def _bump(db: sqlite3.Connection) -> None:
     )
 
 
+def changes_since(db: sqlite3.Connection) -> int | None:
+    """The generation from which every vector made or gone is in the log (None: no log yet)."""
+    value = _meta(db, CHANGES_SINCE_KEY)
+    return int(value) if value is not None else None
+
+
+def _trim_changes(db: sqlite3.Connection) -> None:
+    """Before this transaction writes a vector: a long log starts again from here."""
+    first, last = db.execute("SELECT min(rowid), max(rowid) FROM record_vector_changes").fetchone()
+    if changes_since(db) is not None and (first is None or last - first < CHANGES_KEPT):
+        return
+    db.execute("DELETE FROM record_vector_changes")
+    db.execute(
+        "INSERT OR REPLACE INTO meta VALUES (?, ?)", (CHANGES_SINCE_KEY, str(generation(db)))
+    )
+
+
 def _embed_rows(db: sqlite3.Connection, model: Embedder, rows: list[tuple[int, str]]) -> int:
+    if rows:
+        _trim_changes(db)
     for start in range(0, len(rows), _BATCH):
         batch = rows[start : start + _BATCH]
         vectors = model.embed([text for _, text in batch])
