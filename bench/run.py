@@ -146,20 +146,32 @@ def interleaved(
     return out
 
 
+# `deja …` that says its own peak RSS on the way out: a child's `ru_maxrss` starts at its parent's
+# size (Linux carries the high-water mark across fork and exec), so the bench process's would show.
+_SAYS_PEAK = (
+    "import atexit, re, runpy, sys\n"
+    "def said():\n"
+    "    status = open('/proc/self/status').read()\n"
+    "    print('VmHWM', re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
+    "atexit.register(said)\n"
+    "sys.argv = ['deja', *sys.argv[1:]]\n"
+    "runpy.run_module('deja', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def cold_rss_mb(store: Path, home: Path, semantic: str | None) -> float:
-    """Peak RSS of a cold `deja index` in a process of its own (its reader workers included):
-    the bench process's own high-water mark carries whatever ran in it before."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "deja", "index"],
+    """Peak RSS of a cold `deja index` (the writer) in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SAYS_PEAK, "index"],
         env=deja_env(store, home, semantic),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise RuntimeError(f"deja index failed ({child.returncode}) on {store}")
-    return usage.ru_maxrss / 1024
+    peaks = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM ")]
+    if done.returncode or not peaks:
+        raise RuntimeError(f"deja index failed ({done.returncode}): {done.stderr[-500:]}")
+    return int(peaks[-1]) / 1024
 
 
 async def sidecar_round_trips(
