@@ -26,7 +26,9 @@ DDL = (
     # or the file beside the index, `nearest.py`) reads only what changed since.
     "CREATE TABLE IF NOT EXISTS record_vector_changes"
     " (record_id INTEGER NOT NULL, generation INTEGER NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS record_vector_changes_since ON record_vector_changes (generation)",
+    # No index on it: a search reads at most `CHANGES_KEPT` rows of it, the pass writes one a
+    # vector.
+    "DROP INDEX IF EXISTS record_vector_changes_since",
     "DROP TRIGGER IF EXISTS record_vectors_gone",
     "CREATE TRIGGER record_vectors_gone AFTER DELETE ON record_vectors BEGIN"
     f" INSERT INTO record_vector_changes VALUES (old.record_id, {_NOW});"
@@ -69,7 +71,11 @@ def changes_since(db: sqlite3.Connection) -> int | None:
 
 def _trim_changes(db: sqlite3.Connection) -> None:
     """Before this transaction writes a vector: a long log starts again from here."""
-    first, last = db.execute("SELECT min(rowid), max(rowid) FROM record_vector_changes").fetchone()
+    # Two lookups, not `min(rowid), max(rowid)` in one: that form scans the table.
+    first, last = db.execute(
+        "SELECT (SELECT min(rowid) FROM record_vector_changes),"
+        " (SELECT max(rowid) FROM record_vector_changes)"
+    ).fetchone()
     if changes_since(db) is not None and (first is None or last - first < CHANGES_KEPT):
         return
     db.execute("DELETE FROM record_vector_changes")
