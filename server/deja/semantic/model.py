@@ -33,8 +33,9 @@ MAX_CHARS = 1000
 # Longer "words" are blobs (base64, hashes, minified code): no meaning, and BPE's cost grows with
 # the square of a word's length.
 MAX_WORD = 40
-# Token rows gathered at once past which the whole table is made float32 once (an index pass),
-# rather than only the rows read from the mapped file (a query).
+# Token rows gathered (over the process's life) past which the whole table is made float32 once
+# (an index pass, whose sessions each bring a few new words), rather than only the rows read
+# from the mapped file (a query).
 _WHOLE_TABLE = 4096
 
 
@@ -48,6 +49,7 @@ class Embedder:
     # logs, paths), so each is tokenized once. `words` maps a word to its row in `rows`.
     words: dict[str, int] = field(default_factory=dict)
     rows: Any = None
+    gathered: int = 0  # token rows read from the table so far
 
     def embed(self, texts: list[str]) -> Vectors:
         """Unit vectors, one row per text: the mean of its tokens' vectors, each word tokenized
@@ -114,7 +116,8 @@ class Embedder:
         (float16 to float32 is exact)."""
         import numpy as np
 
-        if self.table.dtype != np.float32 and len(flat) >= _WHOLE_TABLE:
+        self.gathered += len(flat)
+        if self.table.dtype != np.float32 and self.gathered >= _WHOLE_TABLE:
             self.table = np.ascontiguousarray(self.table[:, : self.dimensions], dtype=np.float32)
         if self.table.dtype == np.float32 and self.table.shape[1] == self.dimensions:
             return self.table[flat]
