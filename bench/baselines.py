@@ -57,7 +57,7 @@ import platform
 import shutil
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 DEJA_VU_VERSION = "0.21.1"
@@ -263,12 +263,6 @@ def deja_vu_cold_index(store: Path, home: Path) -> float:
     return dt
 
 
-def deja_vu_noop_index(store: Path, home: Path) -> float:
-    """Seconds for `deja index` when nothing changed (builds the index first, untimed)."""
-    _deja(["index"], store, home)
-    return deja_vu_noop_once(store, home)
-
-
 def deja_vu_noop_once(store: Path, home: Path) -> float:
     """Seconds of one `deja index` that finds nothing changed (the index must exist)."""
     dt, proc = _deja(["index"], store, home)
@@ -295,26 +289,3 @@ def deja_vu_search(
 def _search_args(query: str, limit: int | None) -> list[str]:
     cap = ["--all"] if limit is None else ["--limit", str(max(1, min(100, limit)))]
     return ["search", "--json", *cap, "--", query]
-
-
-def deja_vu_search_latencies(
-    store: Path,
-    home: Path,
-    queries: Iterable[str],
-    runs: int,
-    limit: int | None = 15,
-    warmup: int = 1,
-) -> list[float]:
-    """Wall-clock seconds of each search: `runs` rounds over `queries`, in order.
-
-    The index is built (or refreshed) first, untimed; `warmup` untimed rounds follow.
-    """
-    qs = list(queries)
-    _deja(["index"], store, home)
-    out: list[float] = []
-    for r in range(warmup + runs):
-        for q in qs:
-            dt, _ = _deja(_search_args(q, limit), store, home)
-            if r >= warmup:
-                out.append(dt)
-    return out

@@ -121,13 +121,6 @@ def deja_once(store: Path, home: Path, words: list[str], semantic: str | None = 
     return time.perf_counter() - started
 
 
-def deja_process(
-    store: Path, home: Path, words: list[str], runs: int, semantic: str | None = "0"
-) -> list[float]:
-    """Wall-clock seconds of `deja WORDS…` as a process, `runs` times (one untimed first)."""
-    return [deja_once(store, home, words, semantic) for _ in range(runs + 1)][1:]
-
-
 def interleaved(
     contenders: dict[str, Callable[[str], float]], items: list[str], runs: int
 ) -> dict[str, list[float]]:
