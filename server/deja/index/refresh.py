@@ -18,6 +18,7 @@ from deja.continue_store.listing import SessionFile, scan_session_files, stat_se
 from deja.continue_store.parse import is_safe_file_id
 from deja.continue_store.store import read_session_list
 from deja.continue_store.workspace import workspace_contains
+from deja.in_slices import in_slices
 from deja.semantic import passes as vectors
 
 from .batch import CommitBatch
@@ -185,21 +186,13 @@ def _partial_listing(index: Index, only: set[str], report: PassReport) -> tuple[
     if missing:
         return None
     report.notes.extend(notes)
-    ids = sorted(only)
     known: Known = {}
-    for start in range(0, len(ids), _IDS_PER_QUERY):
-        chunk = ids[start : start + _IDS_PER_QUERY]
+    for marks, ids in in_slices(sorted(only)):
         rows = index.db.execute(
-            "SELECT id, size, mtime_ns, deleted FROM sessions WHERE id IN "
-            f"({','.join('?' * len(chunk))})",
-            chunk,
+            f"SELECT id, size, mtime_ns, deleted FROM sessions WHERE id IN ({marks})", ids
         )
         known.update((row[0], (row[1], row[2], row[3])) for row in rows)
     return listing_of(found), known
-
-
-# Under SQLite's default limit of host parameters in one statement.
-_IDS_PER_QUERY = 500
 
 
 def _full_listing(

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deja.in_slices import in_slices
+
 from .model import load
 from .vectors import changes_since, generation
 
@@ -81,12 +83,11 @@ def _caught_up(
     if len(changed) > REBUILD_SHARE * max(rows, 1):
         return None
     found: list[tuple[int, bytes]] = []
-    for start in range(0, len(changed), 500):
-        chunk = changed[start : start + 500]
+    for marks, ids in in_slices(changed):
         found += db.execute(
-            "SELECT record_id, vector FROM record_vectors WHERE record_id IN "
-            f"({','.join('?' * len(chunk))}) ORDER BY record_id",
-            chunk,
+            f"SELECT record_id, vector FROM record_vectors WHERE record_id IN ({marks})"
+            " ORDER BY record_id",
+            ids,
         ).fetchall()
     base_ids = matrix.ids[:rows]
     dead = np.isin(base_ids, np.array(changed, dtype=np.int64))
@@ -115,22 +116,24 @@ def _mapped(key: tuple[str, int, int], dimensions: int) -> Matrix | None:
 
     path, inode, _ = key
     index = Path(path)
-    newest: tuple[int, Path, Path] | None = None
-    for vectors_file in index.parent.glob(f"{index.name}{_INFIX}{inode}-*.f32.npy"):
-        stamp = vectors_file.name[len(f"{index.name}{_INFIX}{inode}-") : -len(".f32.npy")]
-        if stamp.isdigit() and (newest is None or int(stamp) > newest[0]):
-            ids_file = vectors_file.with_name(vectors_file.name.replace(".f32.npy", ".ids.npy"))
-            newest = (int(stamp), ids_file, vectors_file)
-    if newest is None:
+    prefix = f"{index.name}{_INFIX}{inode}-"
+    generations = [
+        int(stamp)
+        for found in index.parent.glob(f"{prefix}*.f32.npy")
+        if (stamp := found.name[len(prefix) : -len(".f32.npy")]).isdigit()
+    ]
+    if not generations:
         return None
+    newest = (path, inode, max(generations))
+    ids_file, vectors_file = _files(newest)
     try:
-        ids = np.load(newest[1], mmap_mode="r")
-        vectors = np.load(newest[2], mmap_mode="r")
+        ids = np.load(ids_file, mmap_mode="r")
+        vectors = np.load(vectors_file, mmap_mode="r")
     except (OSError, ValueError):  # not written yet, or cut short: read from the index
         return None
     if vectors.ndim != 2 or vectors.shape != (len(ids), dimensions):
         return None
-    return Matrix((path, inode, newest[0]), ids, vectors, base=newest[0])
+    return Matrix(newest, ids, vectors, base=newest[2])
 
 
 def _read(db: sqlite3.Connection, key: tuple[str, int, int], dimensions: int) -> Matrix:
