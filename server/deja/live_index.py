@@ -8,6 +8,10 @@ read through the reader connection on the door's own thread. WAL lets the reader
 session as soon as a pass commits it. A lock keeps two passes (the watcher's and a door's
 `refresh`) from running at once.
 
+Search by meaning's deep model (when installed): a third thread embeds, after the first pass and
+after each pass that changes sessions, the records the deep model has not read yet, most recently
+active session first, at the lowest priority, writing a few at a time (`deja.semantic.deep_pass`).
+
 Sharing: several Deja processes (a sidecar, each `cn` session's MCP server, a CLI) index the same
 store into the same index. A pass that answers or follows a change never waits for another
 process's pass (`IndexBusy`): the answer comes from what is indexed, the change is tried again on
@@ -17,12 +21,16 @@ session in use is indexed while a large store is still being read.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from deja import semantic
 from deja.continue_store.watch import TICK_S, StoreWatcher, session_id_of
 from deja.index import IndexBusy, PassReport, StoreRefusal
 from deja.quantities import count
@@ -42,6 +50,10 @@ OPEN_FAILED = "the index could not be opened: {error}"
 FIRST_PASS_FAILED = "failed (see the log)"
 # A door's pass waits this long for the watcher's (a pass of a few sessions) before answering.
 NO_WAIT_S = 0.5
+# The deep pass looks again this often when nothing woke it: another process held the work, or
+# another process indexed what this one's watcher did not see.
+DEEP_RECHECK_S = 120.0
+DEEP_CAUGHT_UP = "search by meaning: the deep model has read every record ({count} this time)"
 
 
 class PassCancelled(Exception):
@@ -118,6 +130,9 @@ class LiveListener:
     def store_status(self, refusal: StoreRefusal | None) -> None:
         """Passes stopped (a refusal) or started again (None) applying Continue's store."""
 
+    def meaning_caught_up(self, records: int) -> None:
+        """The deep model has read every record (`records` of them since it last said so)."""
+
 
 class LiveIndex:
     """`start` opens the index and runs the first pass in the background; `history` is the
@@ -143,6 +158,8 @@ class LiveIndex:
         self._lock = threading.Lock()
         self._closed = False
         self._refused_ticks = 0
+        self._deep_news = threading.Event()
+        self._started = False
 
     # Readiness --------------------------------------------------------------------------------
 
@@ -168,10 +185,17 @@ class LiveIndex:
         until `stop`. Without it, the door calls `refresh` when it needs the index current."""
         # A daemon: a pass still running ends with the process (the index survives a kill).
         threading.Thread(target=self._run, args=(watch,), name="deja-index", daemon=True).start()
+        self._started = True
+        semantic.allow_deep()
+        if semantic.deep_enabled():
+            threading.Thread(target=self._deepen, name="deja-meaning", daemon=True).start()
 
     def stop(self) -> None:
         """A running pass ends after its current session; the watcher stops."""
+        if self._started and not self.stopping.is_set():
+            semantic.end_deep()
         self.stopping.set()
+        self._deep_news.set()
         if self._watcher is not None:
             self._watcher.close()
 
@@ -228,6 +252,56 @@ class LiveIndex:
                 with self._lock:
                     if not self._closed:
                         writer.close()
+
+    def _deepen(self) -> None:
+        """The deep model's background pass (see the module's docstring)."""
+        from deja.semantic.deep_model import load
+        from deja.semantic.deep_pass import CHUNK
+        from deja.semantic.identity import ModelUnavailable
+
+        _lowest_priority()
+        self._indexed.wait()
+        writer = self._writer
+        if writer is None or self.stopping.is_set():
+            return
+        try:
+            model = load()
+        except ModelUnavailable as error:
+            self.listener.log(f"search by meaning without the deep model: {error}", logging.WARNING)
+            return
+        read = 0
+        while not self.stopping.is_set():
+            self._deep_news.clear()
+            try:
+                with self._lock:
+                    work = None if self._closed else writer.deep_work()
+                for start in range(0, len(work.records) if work else 0, CHUNK):
+                    if self.stopping.is_set() or work is None:
+                        break
+                    part = work.records[start : start + CHUNK]
+                    vectors = model.embed([text for _, _, text in part])
+                    with self._lock:
+                        if self._closed:
+                            return
+                        read += writer.save_deep(
+                            replace(work, records=part), [v.tobytes() for v in vectors]
+                        )
+            except IndexBusy:  # a pass, or another process doing this work: look again later
+                self._deep_news.wait(DEEP_RECHECK_S)
+                continue
+            except Exception as error:
+                if not self.stopping.is_set():
+                    self.listener.log(f"the deep model's pass failed: {error}", logging.ERROR)
+                return
+            if work is None:
+                if read:
+                    self.listener.log(DEEP_CAUGHT_UP.format(count=count(read, "record")))
+                    self.listener.meaning_caught_up(read)
+                    read = 0
+                self._deep_news.wait(DEEP_RECHECK_S)
+        with self._lock, contextlib.suppress(Exception):
+            if not self._closed:
+                writer.end_deep()
 
     def _open(self) -> History | None:
         """The writer first (it may upgrade or recover the file), then the reader."""
@@ -326,6 +400,7 @@ class LiveIndex:
                 if session_id not in failed:
                     watcher.succeeded(session_id)
         if report.changed_ids:
+            self._deep_news.set()
             self.listener.index_changed(list(dict.fromkeys(report.changed_ids)))
 
     def _store_applied(self, refusal: StoreRefusal | None) -> None:
@@ -347,3 +422,11 @@ class LiveIndex:
             if history is not None:
                 history.close()
         self._closed = True
+
+
+def _lowest_priority() -> None:
+    """The calling thread at the lowest CPU priority, where the system has one per thread
+    (Linux: a thread is a task with its own nice value); elsewhere it stays as it is."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

@@ -144,9 +144,20 @@ def exclude_file_text(env: Env | None = None) -> str:
 def semantic_search(env: Env | None = None) -> bool:
     """False with `DEJA_SEMANTIC=0`: no vectors made, search by words only, even with the
     semantic extra installed."""
-    raw = _value(env, "DEJA_SEMANTIC")
-    if raw in ("", "1"):
-        return True
-    if raw == "0":
-        return False
-    raise SettingError(f"DEJA_SEMANTIC must be 0 (words only) or 1 / unset (auto), not {raw!r}")
+    return _semantic(env) != "0"
+
+
+def deep_meaning(env: Env | None = None) -> bool:
+    """False with `DEJA_SEMANTIC=0` or `light`: the long-running doors neither make nor ask the
+    deep model's vectors (the static model's still answer, with `light`)."""
+    return _semantic(env) == "1"
+
+
+def _semantic(env: Env | None) -> str:
+    raw = _value(env, "DEJA_SEMANTIC") or "1"
+    if raw in ("0", "1", "light"):
+        return raw
+    raise SettingError(
+        "DEJA_SEMANTIC must be 0 (words only), light (no deep model) or 1 / unset (auto),"
+        f" not {raw!r}"
+    )

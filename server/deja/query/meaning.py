@@ -22,6 +22,9 @@ RRF_K = 60
 # nothing in the history (a recipe, a sports result) came out well below answers; the floor
 # costs a little recall and lets "nothing found" be said.
 MIN_SIMILARITY = 0.3
+# The deep model's floor: on the recall set its off-topic questions stayed below 0.25 and nine
+# in ten of its answers above 0.28 (bench/recall/MODELS.md).
+DEEP_MIN_SIMILARITY = 0.26
 # The join rule (bench/recall/join_rule.py measures it): meaning joins when the words found
 # fewer than `FEW` records; otherwise the words' ranking is the answer and no model loads. On
 # the recall set every answer meaning adds is to a question the words found nothing for: fusing
@@ -70,7 +73,9 @@ def ranked(
     db: sqlite3.Connection, question: str, where: list[str], params: list[object]
 ) -> list[int] | None:
     """The records nearest `question` that pass the filters, best first (at most `NEAREST`);
-    None when the model cannot load (a broken install: search by words, as without it)."""
+    None when the model cannot load (a broken install: search by words, as without it). In a
+    long-running door the deep model ranks the records it has read, the static model the rest
+    (the two rankings interleaved by rank: their cosines are not on one scale)."""
     from deja.semantic.identity import ModelUnavailable
     from deja.semantic.nearest import nearest
 
@@ -78,10 +83,30 @@ def ranked(
         close = [rid for rid, score in nearest(db, question, NEAREST) if score >= MIN_SIMILARITY]
     except ModelUnavailable:
         return None
+    if semantic.deep_enabled():
+        close = _with_deep(db, question, close)
     if close and where:
         kept = _passing(db, close, where, params)
         close = [rid for rid in close if rid in kept]
     return close
+
+
+def _with_deep(db: sqlite3.Connection, question: str, by_light: list[int]) -> list[int]:
+    from deja.semantic import deep_pass
+    from deja.semantic.identity import ModelUnavailable
+    from deja.semantic.nearest import nearest
+    from deja.semantic.vectors import DEEP
+
+    if not deep_pass.ready(db):
+        return by_light
+    try:
+        by_deep = nearest(db, question, NEAREST, DEEP)
+    except ModelUnavailable:  # the static model's answer stands
+        return by_light
+    read = deep_pass.covered(db, by_light)
+    rest = [rid for rid in by_light if rid not in read]
+    close = [rid for rid, score in by_deep if score >= DEEP_MIN_SIMILARITY]
+    return [rid for rid, _ in fuse(close, rest)][:NEAREST]
 
 
 def fuse(by_words: Sequence[int], by_meaning: Sequence[int]) -> list[tuple[int, float]]:

