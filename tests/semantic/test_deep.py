@@ -121,7 +121,7 @@ def test_the_deep_model_loads_with_every_socket_blocked() -> None:
     assert report["tried"] == []
     assert report["shape"] == [3, identity.DEEP_DIMENSIONS]
     # Real weights: the paraphrase is close, the unrelated text is not.
-    assert report["close"] > 0.3 > report["far"]
+    assert report["close"] > report["far"] + 0.2
 
 
 def test_an_answer_is_read_after_the_question_it_answers() -> None:
