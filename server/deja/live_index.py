@@ -264,19 +264,17 @@ class LiveIndex:
         writer = self._writer
         if writer is None or self.stopping.is_set():
             return
-        try:
-            model = load()
-        except ModelUnavailable as error:
-            self.listener.log(f"search by meaning without the deep model: {error}", logging.WARNING)
-            return
+        model = None  # loaded when there is work for it (not in a door another process serves)
         read = 0
         while not self.stopping.is_set():
             self._deep_news.clear()
             try:
                 with self._lock:
                     work = None if self._closed else writer.deep_work()
+                if work is not None and model is None:
+                    model = load()
                 for start in range(0, len(work.records) if work else 0, CHUNK):
-                    if self.stopping.is_set() or work is None:
+                    if self.stopping.is_set() or work is None or model is None:
                         break
                     part = work.records[start : start + CHUNK]
                     vectors = model.embed([text for _, _, text in part])
@@ -289,6 +287,11 @@ class LiveIndex:
             except IndexBusy:  # a pass, or another process doing this work: look again later
                 self._deep_news.wait(DEEP_RECHECK_S)
                 continue
+            except ModelUnavailable as error:
+                self.listener.log(
+                    f"search by meaning without the deep model: {error}", logging.WARNING
+                )
+                return
             except Exception as error:
                 if not self.stopping.is_set():
                     self.listener.log(f"the deep model's pass failed: {error}", logging.ERROR)
