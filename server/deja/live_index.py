@@ -8,9 +8,8 @@ read through the reader connection on the door's own thread. WAL lets the reader
 session as soon as a pass commits it. A lock keeps two passes (the watcher's and a door's
 `refresh`) from running at once.
 
-Search by meaning's deep model (when installed): a third thread embeds, after the first pass and
-after each pass that changes sessions, the records the deep model has not read yet, most recently
-active session first, at the lowest priority, writing a few at a time (`deja.semantic.deep_pass`).
+Search by meaning's deep model (when installed): a third thread (`live_deep.py`) embeds, after
+the first pass and after each pass that changes sessions, the records it has not read yet.
 
 Sharing: several Deja processes (a sidecar, each `cn` session's MCP server, a CLI) index the same
 store into the same index. A pass that answers or follows a change never waits for another
@@ -21,13 +20,10 @@ session in use is indexed while a large store is still being read.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
-import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from deja import semantic
@@ -36,6 +32,8 @@ from deja.index import IndexBusy, PassReport, StoreRefusal
 from deja.quantities import count
 from deja.query import History
 from deja.settings import SettingError
+
+from .live_deep import DeepThread
 
 # While the store is refused, a whole pass every this many ticks sees it come back (or accepted
 # empty by `deja index --accept-empty`) even when no session file changes.
@@ -50,10 +48,6 @@ OPEN_FAILED = "the index could not be opened: {error}"
 FIRST_PASS_FAILED = "failed (see the log)"
 # A door's pass waits this long for the watcher's (a pass of a few sessions) before answering.
 NO_WAIT_S = 0.5
-# The deep pass looks again this often when nothing woke it: another process held the work, or
-# another process indexed what this one's watcher did not see.
-DEEP_RECHECK_S = 120.0
-DEEP_CAUGHT_UP = "search by meaning: the deep model has read every record ({count} this time)"
 
 
 class PassCancelled(Exception):
@@ -158,7 +152,7 @@ class LiveIndex:
         self._lock = threading.Lock()
         self._closed = False
         self._refused_ticks = 0
-        self._deep_news = threading.Event()
+        self._deep: DeepThread | None = None
         self._started = False
 
     # Readiness --------------------------------------------------------------------------------
@@ -180,6 +174,20 @@ class LiveIndex:
 
     # Running ----------------------------------------------------------------------------------
 
+    @property
+    def writer(self) -> History | None:
+        """The writer's `History` (the index thread's; a caller holds `lock` while it uses it)."""
+        return self._writer
+
+    @property
+    def lock(self) -> threading.Lock:
+        """Held by whatever uses the writer: passes, and the deep model's writes."""
+        return self._lock
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def start(self, *, watch: bool) -> None:
         """Open and index in the background; with `watch`, then follow the store's changes
         until `stop`. Without it, the door calls `refresh` when it needs the index current."""
@@ -188,14 +196,16 @@ class LiveIndex:
         self._started = True
         semantic.allow_deep()
         if semantic.deep_enabled():
-            threading.Thread(target=self._deepen, name="deja-meaning", daemon=True).start()
+            self._deep = DeepThread(self)
+            self._deep.start()
 
     def stop(self) -> None:
         """A running pass ends after its current session; the watcher stops."""
         if self._started and not self.stopping.is_set():
             semantic.end_deep()
         self.stopping.set()
-        self._deep_news.set()
+        if self._deep is not None:
+            self._deep.wake()
         if self._watcher is not None:
             self._watcher.close()
 
@@ -252,59 +262,6 @@ class LiveIndex:
                 with self._lock:
                     if not self._closed:
                         writer.close()
-
-    def _deepen(self) -> None:
-        """The deep model's background pass (see the module's docstring)."""
-        from deja.semantic.deep_model import load
-        from deja.semantic.deep_pass import CHUNK
-        from deja.semantic.identity import ModelUnavailable
-
-        _lowest_priority()
-        self._indexed.wait()
-        writer = self._writer
-        if writer is None or self.stopping.is_set():
-            return
-        model = None  # loaded when there is work for it (not in a door another process serves)
-        read = 0
-        while not self.stopping.is_set():
-            self._deep_news.clear()
-            try:
-                with self._lock:
-                    work = None if self._closed else writer.deep_work()
-                if work is not None and model is None:
-                    model = load()
-                for start in range(0, len(work.records) if work else 0, CHUNK):
-                    if self.stopping.is_set() or work is None or model is None:
-                        break
-                    part = work.records[start : start + CHUNK]
-                    vectors = model.embed([text for _, _, text in part])
-                    with self._lock:
-                        if self._closed:
-                            return
-                        read += writer.save_deep(
-                            replace(work, records=part), [v.tobytes() for v in vectors]
-                        )
-            except IndexBusy:  # a pass, or another process doing this work: look again later
-                self._deep_news.wait(DEEP_RECHECK_S)
-                continue
-            except ModelUnavailable as error:
-                self.listener.log(
-                    f"search by meaning without the deep model: {error}", logging.WARNING
-                )
-                return
-            except Exception as error:
-                if not self.stopping.is_set():
-                    self.listener.log(f"the deep model's pass failed: {error}", logging.ERROR)
-                return
-            if work is None:
-                if read:
-                    self.listener.log(DEEP_CAUGHT_UP.format(count=count(read, "record")))
-                    self.listener.meaning_caught_up(read)
-                    read = 0
-                self._deep_news.wait(DEEP_RECHECK_S)
-        with self._lock, contextlib.suppress(Exception):
-            if not self._closed:
-                writer.end_deep()
 
     def _open(self) -> History | None:
         """The writer first (it may upgrade or recover the file), then the reader."""
@@ -403,7 +360,8 @@ class LiveIndex:
                 if session_id not in failed:
                     watcher.succeeded(session_id)
         if report.changed_ids:
-            self._deep_news.set()
+            if self._deep is not None:
+                self._deep.wake()
             self.listener.index_changed(list(dict.fromkeys(report.changed_ids)))
 
     def _store_applied(self, refusal: StoreRefusal | None) -> None:
@@ -425,11 +383,3 @@ class LiveIndex:
             if history is not None:
                 history.close()
         self._closed = True
-
-
-def _lowest_priority() -> None:
-    """The calling thread at the lowest CPU priority, where the system has one per thread
-    (Linux: a thread is a task with its own nice value); elsewhere it stays as it is."""
-    if sys.platform == "linux":
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)

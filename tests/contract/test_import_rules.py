@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from deja.semantic.vectors import DEEP, LIGHT
+
 PACKAGE = Path(__file__).parents[2] / "server" / "deja"
 CORE = (
     "continue_store",
@@ -184,6 +186,8 @@ INDEX_TABLES = sorted(
         if any(within(name, layer) for layer in INDEX_LAYER)
         for table in _CREATED.findall(path.read_text(encoding="utf-8"))
     }
+    # The vector sets' tables are named by their `VectorSet`, not written out in a CREATE.
+    | {name for vectors in (LIGHT, DEEP) for name in (vectors.table, vectors.changes)}
 )
 _SQL_NAMING = re.compile(
     rf"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+(?:{'|'.join(INDEX_TABLES)})\b(?![-.\w])"
@@ -203,9 +207,14 @@ def strings(path: Path) -> list[str]:
 
 
 def test_the_index_tables_are_found() -> None:
-    assert {"sessions", "records", "records_fts", "tombstones", "record_vectors"} <= set(
-        INDEX_TABLES
-    )
+    assert {
+        "sessions",
+        "records",
+        "records_fts",
+        "tombstones",
+        "record_vectors",
+        "record_vectors_deep",
+    } <= set(INDEX_TABLES)
     assert _SQL_NAMING.search("SELECT count(*) FROM excluded")
     assert not _SQL_NAMING.search("DELETE FROM deja_records WHERE member = current_user")
 

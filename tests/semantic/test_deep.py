@@ -19,7 +19,8 @@ import pytest
 
 from deja import semantic, settings
 from deja.index import IndexBusy
-from deja.live_index import DEEP_CAUGHT_UP, LiveIndex, LiveListener
+from deja.live_deep import CAUGHT_UP
+from deja.live_index import LiveIndex, LiveListener
 from deja.query import History, Scope, SearchQuery
 from deja.semantic import deep_pass, identity
 from deja.settings import SettingError
@@ -102,6 +103,7 @@ def _read_all(history: History) -> int:
 
     model = deep_model.load()
     read = 0
+    history.deep_prepare()
     while (work := history.deep_work()) is not None:
         vectors = model.embed([text for _, _, text in work.records])
         read += history.save_deep(work, [v.tobytes() for v in vectors])
@@ -132,6 +134,8 @@ def test_an_answer_is_read_after_the_question_it_answers() -> None:
 
 
 def test_the_most_recently_active_session_is_read_first(indexed: History) -> None:
+    assert indexed.deep_work() is None and indexed.deep_pending() is None  # never prepared
+    indexed.deep_prepare()
     first = indexed.deep_work()
     assert first is not None and first.session_id == BUTTONS
     assert [text for _, _, text in first.records] == [
@@ -171,6 +175,7 @@ def test_deep_vectors_follow_their_records(indexed: History, tmp_path: Path) -> 
 def test_a_record_read_again_meanwhile_is_not_saved(indexed: History, tmp_path: Path) -> None:
     from deja.semantic import deep_model
 
+    indexed.deep_prepare()
     work = indexed.deep_work()
     assert work is not None and work.session_id == BUTTONS
     write_session(
@@ -197,15 +202,19 @@ def test_one_process_does_the_deep_work_at_a_time(indexed: History, tmp_path: Pa
             (f"{os.getpid() + 1} {time.time()}",),
         )
         db.commit()
+        indexed.deep_prepare()
+        work = indexed.deep_work()
+        assert work is not None
+        assert indexed.take_deep_lease() is False
         with pytest.raises(IndexBusy):
-            indexed.deep_work()
+            indexed.save_deep(work, [b"\0" * 4 * identity.DEEP_DIMENSIONS] * len(work.records))
         # It stopped renewing its lease: the work is this process's.
         db.execute(
             "INSERT OR REPLACE INTO meta VALUES ('deep_vectors_worker', ?)",
             (f"{os.getpid() + 1} {time.time() - deep_pass.LEASE_S - 1}",),
         )
         db.commit()
-        assert indexed.deep_work() is not None
+        assert indexed.take_deep_lease() is True
         indexed.end_deep()
         held = db.execute("SELECT 1 FROM meta WHERE key = 'deep_vectors_worker'").fetchone()
         assert held is None
@@ -238,7 +247,7 @@ def test_a_long_running_door_finds_what_only_the_deep_model_finds(tmp_path: Path
     live.start(watch=False)
     try:
         assert listener.done.wait(120), listener.logged
-        assert DEEP_CAUGHT_UP.format(count="4 records") in listener.logged
+        assert CAUGHT_UP.format(count="4 records") in listener.logged
         assert live.history is not None
         hits = _hits(live.history, QUESTION)
         assert hits and hits[0] == (REPORTS, True)

@@ -13,6 +13,7 @@ from deja import settings
 from deja.errors import DejaError
 from deja.index import Index
 
+from .deep_reading import DeepReading
 from .forgetting import Forgetting
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
     from deja.index import PassReport, Progress, Recovery
     from deja.index.exclude import ExcludeList
-    from deja.semantic.deep_pass import DeepWork
 
     from . import blame
     from . import restore as restore_queries
@@ -45,7 +45,7 @@ OPEN_ERRORS = (OSError, sqlite3.Error, DejaError)
 # Each question beyond search imports its module when first asked (`deja search`'s start-up).
 
 
-class History(Forgetting):
+class History(Forgetting, DeepReading):
     def __init__(
         self,
         home: Path | None = None,
@@ -377,46 +377,3 @@ class History(Forgetting):
         from . import sessions as session_queries
 
         return session_queries.forks_of(self._db, self.resolve_session(session_id))
-
-    # The deep model's background pass (`deja.semantic.deep_pass`), in the long-running doors:
-    # the work read, embedded outside any lock, then saved; each write waits for nobody.
-
-    def deep_work(self) -> DeepWork | None:
-        """The most recently active session's records that have no deep vector yet (None when
-        every record has one). `IndexBusy` when another process does this work or keeps the
-        index."""
-        from deja.index import IndexBusy
-        from deja.semantic import deep_pass
-
-        if not deep_pass.ready(self._db):
-            with self._index.writer(wait=False), self._index.transaction() as db:
-                deep_pass.begin(db)
-        work = deep_pass.next_work(self._db)
-        if work is not None:
-            with self._index.writer(wait=False), self._index.transaction() as db:
-                if not deep_pass.take_lease(db):
-                    raise IndexBusy
-        return work
-
-    def save_deep(self, work: DeepWork, vectors: Sequence[bytes]) -> int:
-        """The vectors of `work`'s records still as they were read; how many were written."""
-        from deja.index import IndexBusy
-        from deja.semantic import deep_pass
-
-        with self._index.writer(wait=False), self._index.transaction() as db:
-            if not deep_pass.take_lease(db):
-                raise IndexBusy
-            return deep_pass.save(db, work, list(vectors))
-
-    def end_deep(self) -> None:
-        """This process no longer does the deep work (another may take it at once)."""
-        from deja.semantic import deep_pass
-
-        with self._index.writer(wait=False), self._index.transaction() as db:
-            deep_pass.give_up_lease(db)
-
-    def deep_pending(self) -> int | None:
-        """Records without a deep vector; None when the deep pass never ran on this index."""
-        from deja.semantic import deep_pass
-
-        return deep_pass.pending(self._db) if deep_pass.ready(self._db) else None
