@@ -1,7 +1,8 @@
 """The deep model's background pass in a long-running door (a thread beside `live_index.py`'s):
 after the first pass, and after each pass that changes sessions, it embeds the records the deep
-model has not read yet, the most recently active session first, at the lowest CPU priority, a
-part at a time, each part saved in a short write (`deja.semantic.deep_pass`). One process on an
+model has not read yet, the most recently active session first, at the lowest CPU priority and
+at most half a core, a part at a time, each part saved in a short write
+(`deja.semantic.deep_pass`). One process on an
 index does it at a time (a lease): an editor's sidecar and several `cn` sessions' MCP servers
 do not embed the same records each; a process with no work never loads the model."""
 
@@ -12,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from dataclasses import replace
 
 from deja.index import IndexBusy
@@ -28,6 +30,10 @@ if TYPE_CHECKING:
 # process indexed what this one's watcher did not see.
 RECHECK_S = 120.0
 CAUGHT_UP = "search by meaning: the deep model has read every record ({count} this time)"
+# At most this share of one core, whatever the machine does besides: a first reading of a large
+# history takes hours of CPU, and a laptop's fan and battery are the user's. After each part the
+# thread rests in proportion to the CPU the part took.
+CORE_SHARE = 0.5
 
 
 class DeepThread:
@@ -108,8 +114,7 @@ class DeepThread:
         model = load()  # once per process: only a process with work loads it
         read = 0
         for start in range(0, len(work.records), CHUNK):
-            if live.stopping.is_set():
-                break
+            began = time.thread_time()
             part = work.records[start : start + CHUNK]
             vectors = model.embed([text for _, _, text in part])
             with live.lock:
@@ -118,6 +123,9 @@ class DeepThread:
                 read += writer.save_deep(
                     replace(work, records=part), [v.tobytes() for v in vectors]
                 )
+            spent = time.thread_time() - began
+            if live.stopping.wait(spent * (1 / CORE_SHARE - 1)):
+                break
         return read
 
 
