@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 # It looks again this often when nothing woke it: another process held the work, or another
 # process indexed what this one's watcher did not see.
 RECHECK_S = 120.0
+# The model unused this long is dropped (`deep_model.release_if_idle`).
+RELEASE_S = 300.0
 CAUGHT_UP = "search by meaning: the deep model has read every record ({count} this time)"
 # At most this share of one core, whatever the machine does besides: a first reading of a large
 # history takes hours of CPU, and a laptop's fan and battery are the user's. After each part the
@@ -76,6 +78,7 @@ class DeepThread:
         read = 0
         while not live.stopping.is_set():
             self._news.clear()
+            _release_if_idle()
             try:
                 with live.lock:
                     if live.closed:
@@ -127,6 +130,14 @@ class DeepThread:
             if live.stopping.wait(spent * (1 / CORE_SHARE - 1)):
                 break
         return read
+
+
+def _release_if_idle() -> None:
+    """The deep model dropped when unused for a while, if this process loaded it (a search may
+    have, as well as this thread)."""
+    model = sys.modules.get("deja.semantic.deep_model")
+    if model is not None:
+        model.release_if_idle(RELEASE_S)
 
 
 def _lowest_priority() -> None:

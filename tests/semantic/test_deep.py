@@ -126,6 +126,16 @@ def test_the_deep_model_loads_with_every_socket_blocked() -> None:
     assert report["close"] > report["far"] + 0.2
 
 
+def test_an_idle_deep_model_is_dropped_and_loads_again_when_asked() -> None:
+    from deja.semantic import deep_model
+
+    first = deep_model.load().embed(["a flaky test in the pipeline"])
+    assert deep_model.release_if_idle(3600) is False and deep_model.loaded()
+    assert deep_model.release_if_idle(0) is True and not deep_model.loaded()
+    again = deep_model.load().embed(["a flaky test in the pipeline"])
+    assert deep_model.loaded() and float(first[0] @ again[0]) > 0.9999
+
+
 def test_an_answer_is_read_after_the_question_it_answers() -> None:
     asked = "q" * 300
     assert deep_pass.record_text("assistant", "the fix", asked) == f"{'q' * 250}\nthe fix"

@@ -6,9 +6,13 @@ second of CPU, more than a `deja search` may spend)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
 import os
+import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +37,7 @@ class DeepEmbedder:
     session: Any  # onnxruntime.InferenceSession
     tokenizer: Any  # tokenizers.Tokenizer
     token_types: bool  # the graph takes token_type_ids
+    last_used: float = 0.0  # `time.monotonic()` of the last run
 
     def embed(self, texts: list[str]) -> Vectors:
         """Unit vectors, one row per text: the mean of the last layer over the text's word
@@ -41,6 +46,7 @@ class DeepEmbedder:
 
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         with _embedding:
+            self.last_used = time.monotonic()
             # One text a run: no padding to compute, and a run's scratch memory stays that of
             # one text (a batch of long texts took hundreds of megabytes more, for no less CPU).
             for row, text in enumerate(texts):
@@ -109,7 +115,36 @@ def load() -> DeepEmbedder:
         tokenizer.enable_truncation(DEEP_MAX_TOKENS)
         names = {i.name for i in session.get_inputs()}
         embedder = DeepEmbedder(
-            DEEP_MODEL_ID, DEEP_DIMENSIONS, session, tokenizer, "token_type_ids" in names
+            DEEP_MODEL_ID,
+            DEEP_DIMENSIONS,
+            session,
+            tokenizer,
+            "token_type_ids" in names,
+            time.monotonic(),
         )
         _loaded.append(embedder)
         return embedder
+
+
+def release_if_idle(idle_s: float) -> bool:
+    """The model dropped, and its memory given back to the system, when no text was embedded
+    for `idle_s` seconds: a door holds it for the background pass and for the rare question
+    only meaning answers, and it is about four times the rest of the process (loading it again
+    takes about half a second). Whether it was dropped."""
+    with _lock, _embedding:
+        if not _loaded or time.monotonic() - _loaded[0].last_used < idle_s:
+            return False
+        _loaded.clear()
+    gc.collect()
+    if sys.platform == "linux":
+        # The runtime's many small blocks stay in the C heap until trimmed (glibc; elsewhere,
+        # such as musl, there is no such call and nothing to do).
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return True
+
+
+def loaded() -> bool:
+    return bool(_loaded)
