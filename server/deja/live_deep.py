@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 # It looks again this often when nothing woke it: another process held the work, or another
 # process indexed what this one's watcher did not see.
 RECHECK_S = 120.0
+# How long a stopping door waits for the text being embedded (a fraction of a second, unless
+# the machine is saturated).
+JOIN_S = 10.0
 # The model unused this long is dropped (`deep_model.release_if_idle`).
 RELEASE_S = 300.0
 CAUGHT_UP = "search by meaning: the deep model has read every record ({count} this time)"
@@ -42,9 +45,16 @@ class DeepThread:
     def __init__(self, live: LiveIndex) -> None:
         self.live = live
         self._news = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deja-meaning", daemon=True)
 
     def start(self) -> None:
-        threading.Thread(target=self._run, name="deja-meaning", daemon=True).start()
+        self._thread.start()
+
+    def join(self) -> None:
+        """After the door's `stop`: wait for the text being embedded (a process that exits in
+        the middle of the runtime's work is aborted by it)."""
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(JOIN_S)
 
     def wake(self) -> None:
         """Sessions changed, or the door stops: look now."""
@@ -119,7 +129,11 @@ class DeepThread:
         for start in range(0, len(work.records), CHUNK):
             began = time.thread_time()
             part = work.records[start : start + CHUNK]
-            vectors = model.embed([text for _, _, text in part])
+            vectors = []
+            for _, _, text in part:
+                if live.stopping.is_set():
+                    return read
+                vectors.append(model.embed([text])[0])
             with live.lock:
                 if live.closed:
                     break

@@ -206,6 +206,7 @@ class LiveIndex:
         self.stopping.set()
         if self._deep is not None:
             self._deep.wake()
+            self._deep.join()
         if self._watcher is not None:
             self._watcher.close()
 

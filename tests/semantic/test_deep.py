@@ -300,3 +300,34 @@ def test_light_keeps_the_deep_model_out(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("DEJA_SEMANTIC", "deep")
     with pytest.raises(SettingError, match="light"):
         settings.deep_meaning()
+
+
+def test_a_stopped_door_has_left_the_deep_model(tmp_path: Path) -> None:
+    """`stop` returns once the deep pass has ended: a process that exits while the runtime
+    embeds is aborted by it (`cn` closes its MCP servers at every session's end)."""
+    root = tmp_path / "store"
+    for n in range(12):
+        turns = []
+        for t in range(4):
+            turns += [
+                user(f"Question {t} of session {n}: why does the report job " + "lag " * 40),
+                assistant(f"Answer {t}: the job waited on a lock held by the exporter. " * 6),
+            ]
+        write_session(
+            root, session_doc(f"a1b2c3d4-0000-4000-8000-0000000001{n:02d}", turns, title=f"S{n}")
+        )
+    live = LiveIndex(tmp_path / "home", root)
+    live.start(watch=False)
+    probe = None
+    try:
+        assert live.wait_indexed(120)
+        probe = History(tmp_path / "home", root, for_reading=True)
+        while (pending := probe.deep_pending()) is None or pending == 96:
+            time.sleep(0.02)  # until the deep model has saved a part (what the index says)
+        live.stop()
+        assert "deja-meaning" not in {thread.name for thread in threading.enumerate()}
+        assert probe.deep_pending() not in (0, None)  # it stopped part way
+    finally:
+        if probe is not None:
+            probe.close()
+        live.close()
