@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from deja.query import History
 from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 REPORTS = "a1b2c3d4-0000-4000-8000-000000000021"
@@ -48,3 +49,18 @@ def add_uploads_turn(root: Path) -> None:
         assistant("The proxy's body limit was raised and the upload streams in chunks now."),
     )
     write_session(root, _buttons(*turns), listed=False)
+
+
+def read_deep(history: History, sessions: int | None = None) -> int:
+    """What a long-running door's deep pass does, here: the records of every session (or of the
+    `sessions` most recently active) read by the deep model and saved; how many."""
+    from deja.semantic import deep_model
+
+    model = deep_model.load()
+    read = 0
+    while (sessions is None or sessions > 0) and (work := history.deep_work()) is not None:
+        vectors = model.embed([text for _, _, text in work.records])
+        read += history.save_deep(work, [v.tobytes() for v in vectors])
+        sessions = None if sessions is None else sessions - 1
+    history.end_deep()
+    return read
