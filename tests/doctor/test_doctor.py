@@ -58,9 +58,7 @@ def test_all_is_well_exits_0_and_says_what_it_found(tmp_path: Path) -> None:
     assert "2 sessions" in index["detail"]
     # The tests search by words only (DEJA_SEMANTIC=0).
     assert checks["meaning"]["state"] == "words only"
-    assert checks["meaning"]["detail"] == (
-        "search by meaning: turned off (DEJA_SEMANTIC=0): search by words only"
-    )
+    assert checks["meaning"]["detail"] == "turned off (DEJA_SEMANTIC=0): search by words only"
     assert "deja" in checks["mcp-command"]["detail"]  # `deja mcp` started and answered
     assert "hoverProvider" in checks["sidecar"]["detail"]
     human = run_deja(env, "doctor", timeout=180)

@@ -161,7 +161,7 @@ def meaning_check(meaning: Meaning) -> Check:
     or before a door has read everything, search by words and the static model answer)."""
     return passed(
         "meaning",
-        f"search by meaning: {meaning.summary}",
+        meaning.summary,
         state=meaning.state,
         read=meaning.read,
         records=meaning.records,
