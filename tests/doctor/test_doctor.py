@@ -18,7 +18,7 @@ from deja.index import SCHEMA_VERSION
 from tests.support.cli_run import deja_env, json_envelope, run_deja
 from tests.support.storebuilder import session_doc, user, write_session
 
-NAMES = ["python", "orjson", "store", "sessions", "index", "exclude"]
+NAMES = ["python", "orjson", "store", "sessions", "index", "meaning", "exclude"]
 WIRED = ["continue-config", "continue-mcp", "mcp-command", "skill", "prompt", "sidecar"]
 
 
@@ -56,6 +56,9 @@ def test_all_is_well_exits_0_and_says_what_it_found(tmp_path: Path) -> None:
     )
     assert index["bytes"] > 0 and index["last_pass"] is not None
     assert "2 sessions" in index["detail"]
+    # The tests search by words only (DEJA_SEMANTIC=0).
+    assert checks["meaning"]["state"] == "words only"
+    assert checks["meaning"]["detail"] == "turned off (DEJA_SEMANTIC=0): search by words only"
     assert "deja" in checks["mcp-command"]["detail"]  # `deja mcp` started and answered
     assert "hoverProvider" in checks["sidecar"]["detail"]
     human = run_deja(env, "doctor", timeout=180)

@@ -16,6 +16,7 @@ from deja.index.faults import IndexDamaged, IndexUnwritable
 from deja.quantities import count, human_size
 from deja.query import History
 from deja.query.history import OPEN_ERRORS
+from deja.query.stats import Meaning
 from deja.wire import iso
 
 from .checks import Check, failed, passed
@@ -152,7 +153,19 @@ def index_checks(root: Path, store_found: bool) -> list[Check]:
         last_pass=iso(stats.last_pass),
     )
     sessions = [sessions_check(report, root)] if store_found else []
-    return [*sessions, index, exclude_check(health.excluded)]
+    return [*sessions, index, meaning_check(stats.meaning), exclude_check(health.excluded)]
+
+
+def meaning_check(meaning: Meaning) -> Check:
+    """How far search by meaning's deep model has read: never a problem (without the extra,
+    or before a door has read everything, search by words and the static model answer)."""
+    return passed(
+        "meaning",
+        meaning.summary,
+        state=meaning.state,
+        read=meaning.read,
+        records=meaning.records,
+    )
 
 
 def damage_check(history: History) -> Check | None:

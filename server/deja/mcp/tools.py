@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from deja import semantic
 from deja.continue_store.workspace import relative_to_workspace
 from deja.errors import DejaError
 from deja.facts import event_facts, hit_facts
@@ -26,7 +27,16 @@ from deja.operations import (
     SearchRequest,
     from_json,
 )
-from deja.query import FileEvent, History, Hit, Scope, SearchQuery, UnknownSession
+from deja.quantities import count
+from deja.query import (
+    FileEvent,
+    History,
+    Hit,
+    Scope,
+    SearchQuery,
+    SearchResult,
+    UnknownSession,
+)
 from deja.query.since import parse_since
 from deja.recall_frame import frame, nothing_found
 from deja.time_format import day, minute
@@ -52,6 +62,11 @@ BUILDING = (
 BUSY = (
     "Another Deja process is indexing Continue's store; this answer comes from what is "
     "indexed so far. Ask again shortly for a complete answer."
+)
+DEEP_READING = (
+    "Search by meaning is still reading past sessions in the background ({left} to read): a "
+    "question worded unlike them may find more once it has. Ask again later for a complete "
+    "answer."
 )
 
 
@@ -189,7 +204,7 @@ class Recall:
         choice = history.scope_for(all_workspaces=request.scope == "all", cwd=self.cwd)
         query = SearchQuery(text, scope=choice.scope, since=since, limit=limit, count_all=False)
         result = history.search(query, scope_notes=choice.notes)
-        notes += result.notes
+        notes += [*result.notes, *_deep_reading(history, result)]
         where = "all workspaces" if choice.scope.is_all else f"workspace {choice.scope.label}"
         if since is not None:
             where += f" since {arguments['since'].strip()}"
@@ -279,6 +294,17 @@ class Recall:
             text = topic_first(result)
             return frame(_cut_bytes(text, MAX_RESTORE_BYTES), notes)
         return frame(nothing_found(result.message or "no session to restore."), notes)
+
+
+def _deep_reading(history: History, result: SearchResult) -> list[str]:
+    """While the deep model has records to read, an answer meaning may have given (nothing
+    found by words, or hits by meaning only) says so, as answers during the first pass do."""
+    if any(not hit.meaning_only for hit in result.hits) or not semantic.deep_enabled():
+        return []
+    left = history.deep_pending()
+    if left == 0:
+        return []
+    return [DEEP_READING.format(left="all records" if left is None else count(left, "record"))]
 
 
 def _cut_bytes(text: str, limit: int) -> str:

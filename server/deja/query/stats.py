@@ -1,4 +1,5 @@
-"""What the index holds and how big it and Continue's store are (`deja stats`)."""
+"""What the index holds and how big it and Continue's store are (`deja stats`), and how far
+search by meaning's deep model has read it (`deja stats`, `deja doctor`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,59 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from deja import semantic, settings
+
 from .rows import named
+
+INSTALL = "pip install 'deja[semantic]'"
+# What is said of the records the deep model has not read: the long-running doors read them,
+# a one-shot command never does.
+READ_IN_BACKGROUND = "an editor or MCP server reads the rest in the background"
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    """How far search by meaning's deep model has read the index, stated once (`summary`) for
+    every door to style. `state`: `words only` (DEJA_SEMANTIC=0), `not installed` (no semantic
+    extra), `light` (DEJA_SEMANTIC=light), `deep not installed`, `reading`, `read`. `read` of
+    `records` (the records meaning searches) have a deep vector."""
+
+    state: str
+    read: int
+    records: int
+    summary: str
+
+    @property
+    def reading(self) -> bool:
+        return self.state == "reading"
+
+
+def meaning_status(db: sqlite3.Connection) -> Meaning:
+    if not settings.semantic_search():
+        return Meaning("words only", 0, 0, "turned off (DEJA_SEMANTIC=0): search by words only")
+    if not semantic.available():
+        return Meaning("not installed", 0, 0, f"not installed ({INSTALL})")
+    if not settings.deep_meaning():
+        return Meaning("light", 0, 0, "deep model turned off (DEJA_SEMANTIC=light)")
+    if not semantic.deep_available():
+        return Meaning(
+            "deep not installed", 0, 0, "deep model not installed (pip install 'deja[semantic]')"
+        )
+    from deja.semantic import deep_pass
+    from deja.semantic.vectors import EMBEDDED_ROLES
+
+    marks = ",".join("?" * len(EMBEDDED_ROLES))
+    records = int(
+        db.execute(
+            f"SELECT count(*) FROM records WHERE role IN ({marks})", EMBEDDED_ROLES
+        ).fetchone()[0]
+    )
+    pending = deep_pass.pending(db) if deep_pass.ready(db) else records
+    read = records - pending
+    if not pending:
+        return Meaning("read", read, records, "deep model has read every record")
+    summary = f"deep model has read {read:,} of {records:,} records ({READ_IN_BACKGROUND})"
+    return Meaning("reading", read, records, summary)
 
 
 @dataclass(slots=True)
@@ -20,6 +73,7 @@ class Stats:
     last_pass: float | None
     index_path: str
     store_path: str
+    meaning: Meaning
 
 
 def index_stats(db: sqlite3.Connection, index_path: Path, root: Path) -> Stats:
@@ -53,6 +107,7 @@ def index_stats(db: sqlite3.Connection, index_path: Path, root: Path) -> Stats:
         last_pass=float(last[0]) if last else None,
         index_path=str(index_path),
         store_path=str(root),
+        meaning=meaning_status(db),
     )
 
 

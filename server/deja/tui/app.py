@@ -1,7 +1,11 @@
 """The history screen: a query line that searches as you type, hits grouped by session, and the
 selected hit's turn in a preview. It asks `History` what every door asks, renders what the
 other doors render (`hits.py`, `turn.py`), and never waits for the index: a pass runs in a
-worker thread while the screen answers from what is indexed."""
+worker thread while the screen answers from what is indexed.
+
+Long-running like the sidecar, it searches by meaning with the deep model's vectors that an
+editor or MCP server made (`semantic.allow_deep` while it is open; the model loads only when a
+search by meaning asks). It makes none itself: a pass here is the index's, not the deep one."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from deja import semantic
 from deja.errors import DejaError
 from deja.query import SEARCH_ROLES, History, Scope, SearchQuery
 from deja.query.handoff import Launch
@@ -121,10 +126,14 @@ class DejaApp(App[Launch | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        semantic.allow_deep()
         self.query_one("#query", Input).focus()
         self.refresh_search()
         if self.run_index:
             self.index_pass()
+
+    def on_unmount(self) -> None:
+        semantic.end_deep()
 
     # Searching ------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
                 f"index: {human_size(stats.index_bytes)}{ratio} at {stats.index_path}",
                 f"store: {human_size(stats.store_bytes)} at {stats.store_path}",
                 f"last change indexed: {iso(stats.last_pass) or 'never'}",
+                f"search by meaning: {stats.meaning.summary}",
             ]
 
         emit(args, "stats", lines, **stats_json(stats))
