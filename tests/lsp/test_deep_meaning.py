@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from deja.live_index import DEEP_CAUGHT_UP
+from deja.live_deep import CAUGHT_UP as DEEP_CAUGHT_UP
 from tests.lsp.conftest import Client, World, start, stop, until
 from tests.support.paraphrases import (
     BUTTONS,

@@ -25,14 +25,16 @@ from deja.query import History, Scope, SearchQuery
 from deja.semantic import deep_pass, identity
 from deja.settings import SettingError
 from tests.support.cli_run import deja_env, json_envelope, run_deja
+from tests.support.paraphrases import (
+    BUTTONS,
+    REPORTS,
+    REPORTS_QUESTION,
+    read_deep,
+    write_paraphrased,
+)
 from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 pytestmark = pytest.mark.semantic
-
-REPORTS = "a1b2c3d4-0000-4000-8000-000000000021"
-BUTTONS = "a1b2c3d4-0000-4000-8000-000000000022"
-# Words shared with neither session; the static model's cosine to the answer is under its floor.
-QUESTION = "why did the nightly numbers come out a day off"
 
 _GUARDED_LOAD = """
 import json, socket
@@ -54,36 +56,9 @@ print(json.dumps({"tried": tried, "shape": list(v.shape),
 """
 
 
-def _store(root: Path) -> None:
-    write_session(
-        root,
-        session_doc(
-            REPORTS,
-            [
-                user("Reports show yesterday's totals after 5pm."),
-                assistant(
-                    "The job used the server's local time; it now converts to UTC before"
-                    " cutting days."
-                ),
-            ],
-            title="Report totals",
-        ),
-        mtime=1_750_000_000,
-    )
-    write_session(
-        root,
-        session_doc(
-            BUTTONS,
-            [user("Make the buttons blue."), assistant("Changed the stylesheet colour.")],
-            title="Buttons",
-        ),
-        mtime=1_760_000_000,
-    )
-
-
 @pytest.fixture
 def indexed(tmp_path: Path) -> Iterator[History]:
-    _store(tmp_path / "store")
+    write_paraphrased(tmp_path / "store")
     history = History(home=tmp_path / "home", root=tmp_path / "store")
     history.refresh()
     yield history
@@ -96,18 +71,6 @@ def _deep_count(home: Path) -> int:
         return int(db.execute("SELECT count(*) FROM record_vectors_deep").fetchone()[0])
     finally:
         db.close()
-
-
-def _read_all(history: History) -> int:
-    from deja.semantic import deep_model
-
-    model = deep_model.load()
-    read = 0
-    history.deep_prepare()
-    while (work := history.deep_work()) is not None:
-        vectors = model.embed([text for _, _, text in work.records])
-        read += history.save_deep(work, [v.tobytes() for v in vectors])
-    return read
 
 
 def test_the_deep_model_loads_with_every_socket_blocked() -> None:
@@ -153,13 +116,13 @@ def test_the_most_recently_active_session_is_read_first(indexed: History) -> Non
         "Make the buttons blue.\nChanged the stylesheet colour.",
     ]
     assert indexed.deep_pending() == 4
-    assert _read_all(indexed) == 4
+    assert read_deep(indexed) == 4
     assert indexed.deep_work() is None and indexed.deep_pending() == 0
 
 
 def test_deep_vectors_follow_their_records(indexed: History, tmp_path: Path) -> None:
     home, root = tmp_path / "home", tmp_path / "store"
-    _read_all(indexed)
+    read_deep(indexed)
     assert _deep_count(home) == 4
     write_session(
         root,
@@ -177,7 +140,7 @@ def test_deep_vectors_follow_their_records(indexed: History, tmp_path: Path) -> 
     indexed.refresh()
     # The session was read again: its records are new rows, waiting for the deep model.
     assert indexed.deep_pending() == 3 and _deep_count(home) == 2
-    assert _read_all(indexed) == 3
+    assert read_deep(indexed) == 3
     indexed.forget_session(REPORTS)
     assert _deep_count(home) == 3 and indexed.deep_pending() == 0
 
@@ -251,7 +214,7 @@ def _hits(history: History, text: str) -> list[tuple[str, bool]]:
 
 def test_a_long_running_door_finds_what_only_the_deep_model_finds(tmp_path: Path) -> None:
     home, root = tmp_path / "home", tmp_path / "store"
-    _store(root)
+    write_paraphrased(root)
     listener = _Caught()
     live = LiveIndex(home, root, listener)
     live.start(watch=False)
@@ -259,7 +222,7 @@ def test_a_long_running_door_finds_what_only_the_deep_model_finds(tmp_path: Path
         assert listener.done.wait(120), listener.logged
         assert CAUGHT_UP.format(count="4 records") in listener.logged
         assert live.history is not None
-        hits = _hits(live.history, QUESTION)
+        hits = _hits(live.history, REPORTS_QUESTION)
         assert hits and hits[0] == (REPORTS, True)
     finally:
         live.close()
@@ -268,16 +231,16 @@ def test_a_long_running_door_finds_what_only_the_deep_model_finds(tmp_path: Path
     assert not semantic.deep_enabled()
     history = History(home, root)
     try:
-        assert _hits(history, QUESTION) == []
+        assert _hits(history, REPORTS_QUESTION) == []
     finally:
         history.close()
 
 
 def test_deja_search_never_loads_the_deep_model(indexed: History, tmp_path: Path) -> None:
-    _read_all(indexed)
+    read_deep(indexed)
     env = deja_env(tmp_path / "store", tmp_path / "home", PYTHONPROFILEIMPORTTIME="1")
     env.pop("DEJA_SEMANTIC", None)
-    ran = run_deja(env, "search", QUESTION, "--all", "--json")
+    ran = run_deja(env, "search", REPORTS_QUESTION, "--all", "--json")
     assert ran.returncode == 0, ran.stderr
     assert json_envelope(ran, "search")["hits"] == []
     assert "onnxruntime" not in ran.stderr and "deep_model" not in ran.stderr
@@ -287,14 +250,14 @@ def test_deja_search_never_loads_the_deep_model(indexed: History, tmp_path: Path
 def test_light_keeps_the_deep_model_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("DEJA_SEMANTIC", "light")
     assert settings.semantic_search() and not settings.deep_meaning()
-    _store(tmp_path / "store")
+    write_paraphrased(tmp_path / "store")
     live = LiveIndex(tmp_path / "home", tmp_path / "store")
     live.start(watch=False)
     try:
         assert live.wait_indexed(60)
         names = {thread.name for thread in threading.enumerate()}
         assert "deja-meaning" not in names
-        assert live.history is not None and _hits(live.history, QUESTION) == []
+        assert live.history is not None and _hits(live.history, REPORTS_QUESTION) == []
     finally:
         live.close()
     monkeypatch.setenv("DEJA_SEMANTIC", "deep")

@@ -58,6 +58,7 @@ def read_deep(history: History, sessions: int | None = None) -> int:
 
     model = deep_model.load()
     read = 0
+    history.deep_prepare()
     while (sessions is None or sessions > 0) and (work := history.deep_work()) is not None:
         vectors = model.embed([text for _, _, text in work.records])
         read += history.save_deep(work, [v.tobytes() for v in vectors])
