@@ -20,7 +20,7 @@ from deja.in_slices import in_slices
 from .vectors import DEEP, EMBEDDED_ROLES, SCHEMA, prepare, store
 
 ASKING_CHARS = 250
-# Records embedded between two writes (`live_index.py`): few, so a stop is quick and a
+# Records embedded between two writes (`deja.live_deep`): few, so a stop is quick and a
 # re-read session's records are found changed soon.
 CHUNK = 32
 # Another process's lease younger than this keeps this one from the work.
