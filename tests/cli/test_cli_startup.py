@@ -169,3 +169,23 @@ def test_a_search_whose_words_find_hits_loads_no_dataclasses_nor_numpy(
     assert ran["code"] == 0
     assert "deja.query.search" in ran["modules"]  # type: ignore[operator]
     assert loaded(ran, ("dataclasses", "inspect", "numpy")) == []
+
+
+# Off the path of a `deja search` over an unchanged store, words only or meaning on: the request
+# types need no `typing`, the store's check takes its root as text (no `pathlib`), and only an
+# IDE's URI needs `urllib` (with `ipaddress`).
+SEARCH_NOT_LOADED = ("typing", "pathlib", "urllib.parse", "ipaddress")
+
+
+@pytest.mark.parametrize("meaning", ["0", None])
+def test_a_search_over_an_unchanged_store_loads_no_typing_pathlib_nor_urllib(
+    indexed: dict[str, str], meaning: str | None
+) -> None:
+    env = {k: v for k, v in indexed.items() if k != "DEJA_SEMANTIC"}
+    if meaning is not None:
+        env["DEJA_SEMANTIC"] = meaning
+    assert run_deja(env, "index").returncode == 0
+    ran = probe("search", "kestrel", "--all", env=env)
+    assert ran["code"] == 0
+    assert "deja.query.search" in ran["modules"]  # type: ignore[operator]
+    assert loaded(ran, SEARCH_NOT_LOADED) == []

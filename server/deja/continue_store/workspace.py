@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from urllib.parse import unquote
 
 _DRIVE = re.compile(r"^/?([A-Za-z]):(?:[/\\]|$)")
 
@@ -17,6 +16,9 @@ def normalize_workspace(value: object) -> str:
     text = value.strip()
     if not text:
         return ""
+    if "://" in text:
+        # An IDE's URI (`urllib` loads here: a search's start does not pay for it).
+        from urllib.parse import unquote
     if text.lower().startswith("file://"):
         text = unquote(text[len("file://") :])
         # `file://host/share` keeps its host as a UNC-like prefix; `file:///p` has an empty host.
