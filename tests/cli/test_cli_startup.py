@@ -172,13 +172,14 @@ def test_a_search_whose_words_find_hits_loads_no_dataclasses_nor_numpy(
 
 
 # Off the path of a `deja search` over an unchanged store, words only or meaning on: the request
-# types need no `typing`, the store's check takes its root as text (no `pathlib`), and only an
-# IDE's URI needs `urllib` (with `ipaddress`).
-SEARCH_NOT_LOADED = ("typing", "pathlib", "urllib.parse", "ipaddress")
+# types need no `typing`, the store's check takes its root as text (no `pathlib`), only an IDE's
+# URI needs `urllib` (with `ipaddress`), and the query, a drive and a snippet's marks are read
+# without `re` (with `enum`; a word mixing cases, which `re` splits, is not in this query).
+SEARCH_NOT_LOADED = ("typing", "pathlib", "urllib.parse", "ipaddress", "re", "enum")
 
 
 @pytest.mark.parametrize("meaning", ["0", None])
-def test_a_search_over_an_unchanged_store_loads_no_typing_pathlib_nor_urllib(
+def test_a_search_over_an_unchanged_store_loads_no_typing_pathlib_urllib_nor_re(
     indexed: dict[str, str], meaning: str | None
 ) -> None:
     env = {k: v for k, v in indexed.items() if k != "DEJA_SEMANTIC"}
