@@ -5,21 +5,25 @@ request — the CLI its parsed options (`from_options`), the sidecar and MCP the
 (`from_json`, through cattrs) — and every door refuses bad input in the same words, one line.
 MCP's `inputSchema` is generated from the same types and rules (`json_schema`).
 
-Light on purpose: the requests are `NamedTuple`s and the CLI's converter is plain Python, because
-`deja search` starts in tens of milliseconds and importing attrs (it loads `inspect`) or cattrs
-would cost it more than the whole conversion. cattrs loads only for JSON input."""
+Light on purpose: the requests are `NamedTuple`s (`plain_record`'s: no `typing` loaded) and the
+CLI's converter is plain Python, because `deja search` starts in tens of milliseconds and
+importing attrs (it loads `inspect`) or cattrs would cost it more than the whole conversion.
+cattrs loads only for JSON input; `typing` only for a door that asks for the `Literal` types."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, get_args
 
 from deja.errors import DejaError
+from deja.plain_record import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any, Literal, TypeVar
+
     import cattrs
 
-R = TypeVar("R", bound=tuple[Any, ...])
+    R = TypeVar("R", bound=tuple[Any, ...])
 
 
 class RequestInvalid(DejaError):
@@ -53,11 +57,25 @@ LIMIT = Rule(low=1, high=500)
 OFFSET = Rule(low=0, high=1_000_000)
 SINCE_DOC = "12h, 7d or 2026-11-01"
 SEARCH_SCOPES = ("workspace", "all", "team")
-# The scopes of this machine's index: every door's `scope` (the sidecar's default too).
-LocalScope = Literal["workspace", "all"]
-LOCAL_SCOPES: tuple[LocalScope, ...] = get_args(LocalScope)
-ExportFormat = Literal["md", "html", "json"]
-EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
+# The scopes of this machine's index: every door's `scope` (the sidecar's default too). The
+# `Literal` types are built from the tuples when a door asks for them (`__getattr__`).
+if TYPE_CHECKING:
+    LocalScope = Literal["workspace", "all"]
+    ExportFormat = Literal["md", "html", "json"]
+LOCAL_SCOPES: tuple[LocalScope, ...] = ("workspace", "all")
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "html", "json")
+
+
+def __getattr__(name: str) -> object:
+    """`LocalScope` and `ExportFormat`, as `Literal` types of the tuples' words."""
+    literals = {"LocalScope": LOCAL_SCOPES, "ExportFormat": EXPORT_FORMATS}
+    if name in literals:
+        from typing import Literal
+
+        return Literal[literals[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # A turn's number, or a page's first turn, in a session.
 TURN = Rule(low=0, high=100_000_000)
 
@@ -242,7 +260,7 @@ def from_options(
 
 def _converter() -> cattrs.Converter:
     import cattrs
-    from cattrs.cols import is_namedtuple, namedtuple_dict_structure_factory
+    from cattrs.cols import namedtuple_dict_structure_factory
 
     def strict(*types: type) -> Callable[[object, type], object]:
         def structure(value: object, _: type) -> object:
@@ -253,10 +271,16 @@ def _converter() -> cattrs.Converter:
         return structure
 
     converter = cattrs.Converter()
-    converter.register_structure_hook_factory(is_namedtuple, namedtuple_dict_structure_factory)
+    # A request is a `collections.namedtuple` (`plain_record`), which cattrs's own predicate,
+    # looking for `typing.NamedTuple` among the bases, does not see.
+    converter.register_structure_hook_factory(_is_request, namedtuple_dict_structure_factory)
     for kind, accepts in ((str, (str,)), (int, (int,)), (bool, (bool,)), (float, (int, float))):
         converter.register_structure_hook(kind, strict(*accepts))
     return converter
+
+
+def _is_request(kind: object) -> bool:
+    return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
 
 
 _CONVERTER: list[cattrs.Converter] = []

@@ -5,10 +5,9 @@ library; the restore types are imported for typing only (`deja search` never loa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
-from deja.query import HIGHLIGHT_END, HIGHLIGHT_START
+from deja.query import HIGHLIGHT_END, HIGHLIGHT_START, marked_pieces
 from deja.time_format import iso_time
 
 TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
@@ -31,8 +30,6 @@ if TYPE_CHECKING:  # typing only: `deja search` loads none of these modules
     )
     from deja.query.restore import CurrentSession, ListedSession, RestoredSession, RestoreResult
     from deja.query.session_page import PageRecord, SessionPage
-
-_MARKS = re.compile(f"([{HIGHLIGHT_START}{HIGHLIGHT_END}])")
 
 # The version of these shapes, in every CLI envelope (`"schema": 1`).
 JSON_SCHEMA = 1
@@ -62,7 +59,7 @@ def snippet_highlights(snippet: str) -> tuple[str, list[list[int]]]:
     ranges: list[list[int]] = []
     length = 0
     start: int | None = None
-    for piece in _MARKS.split(snippet):
+    for piece in marked_pieces(snippet):
         if piece == HIGHLIGHT_START:
             start = length if start is None else start
         elif piece == HIGHLIGHT_END:

@@ -4,7 +4,7 @@ runs builds only its own parser. A quiet `deja index` loads neither `typing` nor
 (with `inspect`) nor the search; words only, it takes its paths as text (no `pathlib`, which
 brings `re`, `enum`, `urllib` and `ipaddress`) and loads no search types; with meaning on, no
 model. A `deja search` whose words find hits loads no `dataclasses`, nor numpy when meaning is
-on."""
+on; over an unchanged store, no `typing`, `pathlib`, `urllib` nor `re`."""
 
 from __future__ import annotations
 
@@ -169,3 +169,24 @@ def test_a_search_whose_words_find_hits_loads_no_dataclasses_nor_numpy(
     assert ran["code"] == 0
     assert "deja.query.search" in ran["modules"]  # type: ignore[operator]
     assert loaded(ran, ("dataclasses", "inspect", "numpy")) == []
+
+
+# Off the path of a `deja search` over an unchanged store, words only or meaning on: the request
+# types need no `typing`, the store's check takes its root as text (no `pathlib`), only an IDE's
+# URI needs `urllib` (with `ipaddress`), and the query, a drive and a snippet's marks are read
+# without `re` (with `enum`; a word mixing cases, which `re` splits, is not in this query).
+SEARCH_NOT_LOADED = ("typing", "pathlib", "urllib.parse", "ipaddress", "re", "enum")
+
+
+@pytest.mark.parametrize("meaning", ["0", None])
+def test_a_search_over_an_unchanged_store_loads_no_typing_pathlib_urllib_nor_re(
+    indexed: dict[str, str], meaning: str | None
+) -> None:
+    env = {k: v for k, v in indexed.items() if k != "DEJA_SEMANTIC"}
+    if meaning is not None:
+        env["DEJA_SEMANTIC"] = meaning
+    assert run_deja(env, "index").returncode == 0
+    ran = probe("search", "kestrel", "--all", env=env)
+    assert ran["code"] == 0
+    assert "deja.query.search" in ran["modules"]  # type: ignore[operator]
+    assert loaded(ran, SEARCH_NOT_LOADED) == []

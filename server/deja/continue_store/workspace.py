@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
-from urllib.parse import unquote
 
-_DRIVE = re.compile(r"^/?([A-Za-z]):(?:[/\\]|$)")
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _drive_end(text: str) -> int:
+    """Where a leading drive (`c:`, `/c:`) and the separator after it end, or -1 for none: what
+    `re.match(r"^/?([A-Za-z]):(?:[/\\\\]|$)", text).end()` gives (no `re` on a search's path);
+    the letter is just before the colon."""
+    at = 1 if text[:1] == "/" else 0
+    if text[at : at + 1] not in _ASCII_LETTERS or text[at + 1 : at + 2] != ":":
+        return -1
+    after = text[at + 2 :]
+    if after[:1] in ("/", "\\"):
+        return at + 3
+    return at + 2 if after in ("", "\n") else -1  # `$` matches before a last newline
 
 
 def normalize_workspace(value: object) -> str:
@@ -17,6 +28,9 @@ def normalize_workspace(value: object) -> str:
     text = value.strip()
     if not text:
         return ""
+    if "://" in text:
+        # An IDE's URI (`urllib` loads here: a search's start does not pay for it).
+        from urllib.parse import unquote
     if text.lower().startswith("file://"):
         text = unquote(text[len("file://") :])
         # `file://host/share` keeps its host as a UNC-like prefix; `file:///p` has an empty host.
@@ -27,10 +41,11 @@ def normalize_workspace(value: object) -> str:
         text = unquote(text.split("://", 1)[1])
         text = "/" + text.split("/", 1)[1] if "/" in text else ""
     text = text.replace("\\", "/")
-    drive = _DRIVE.match(text)
+    drive = _drive_end(text)
     root = "/"
-    if drive:
-        text = drive.group(1).lower() + ":/" + text[drive.end() :]
+    if drive >= 0:
+        letter = text[text.index(":") - 1]
+        text = letter.lower() + ":/" + text[drive:]
         root = text[:3]
     stripped = text.rstrip("/")
     return stripped if len(stripped) >= len(root) else root
@@ -38,7 +53,7 @@ def normalize_workspace(value: object) -> str:
 
 def is_windows_path(path: str) -> bool:
     """A drive (`C:\\…`, `c:/…`) or UNC (`\\\\server\\share`) path: absolute on every system."""
-    return bool(_DRIVE.match(path)) or path.startswith("\\\\")
+    return _drive_end(path) >= 0 or path.startswith("\\\\")
 
 
 def absolute_path(path: str, cwd: str) -> str:
@@ -62,12 +77,12 @@ def resolve_tool_path(path: str, workspace: str) -> str:
     path = path.strip()
     if not path:
         return ""
-    if path.lower().startswith("file://") or _DRIVE.match(path) or path.startswith("\\\\"):
+    if path.lower().startswith("file://") or _drive_end(path) >= 0 or path.startswith("\\\\"):
         # Windows paths compare as the workspaces do: `/` separators, the drive in lower case.
         return normalize_workspace(path)
     if path.startswith("/") or not workspace:
         return posixpath.normpath(path) if path.startswith("/") else path
-    if _DRIVE.match(workspace) or workspace.startswith("//"):
+    if _drive_end(workspace) >= 0 or workspace.startswith("//"):
         path = path.replace("\\", "/")  # only on Windows is a backslash a separator
     return posixpath.normpath(posixpath.join(workspace, path))
 

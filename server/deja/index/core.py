@@ -236,4 +236,4 @@ class Index:
 
     def store_unchanged(self) -> bool:
         """The store is as the last whole pass saw it: by stat alone, no file read."""
-        return store_stamp.unchanged(self.db, self.root, self.exclude_path)
+        return store_stamp.unchanged(self.db, self.root_dir, self.exclude_path)

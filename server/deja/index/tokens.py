@@ -6,13 +6,17 @@ punctuation; it keeps `parseConfig` whole. The pieces of camel-case words go in 
 
 from __future__ import annotations
 
-import re
+import functools
+
+TYPE_CHECKING = False  # not `typing`'s: start-up (tests/cli/test_cli_startup.py)
+if TYPE_CHECKING:
+    import re
 
 # Split on whitespace (C speed), then look closer only at tokens mixing cases: a regex scan of
 # the whole text costs ten times more, and one pattern for whole camel-case words backtracks
 # quadratically on long runs of letters.
-_CAMEL_WORD = re.compile(r"[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*")
-_HUMP = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CAMEL_WORD = r"[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z]{2}[a-z])[A-Za-z0-9]*"
+_HUMP = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
 _MAX_PARTS_INPUT = 200_000
 _MAX_TOKEN = 200
 # Tokens repeat across a pass's records: ones known to have no parts are dropped by one set
@@ -24,6 +28,15 @@ _words: dict[str, tuple[str, ...]] = {}
 _humps: dict[str, list[str]] = {}
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """The pattern, compiled when a token first mixes cases: a search whose words do not (most)
+    loads no `re`."""
+    import re
+
+    return re.compile(pattern)
+
+
 def _camel_words(token: str) -> tuple[str, ...] | None:
     """The camel-case words of a token, or None when it has none to split."""
     if len(token) > _MAX_TOKEN or token.islower() or token.isupper() or token.istitle():
@@ -33,7 +46,7 @@ def _camel_words(token: str) -> tuple[str, ...] | None:
         return None
     if len(_words) >= _CACHE_SIZE:
         _words.clear()
-    found = _words[token] = tuple(_CAMEL_WORD.findall(token))
+    found = _words[token] = tuple(_compiled(_CAMEL_WORD).findall(token))
     return found
 
 
@@ -55,6 +68,6 @@ def identifier_parts(text: str) -> str:
                 if humps is None:
                     if len(_humps) >= _CACHE_SIZE:
                         _humps.clear()
-                    humps = _humps[word] = _HUMP.findall(word)
+                    humps = _humps[word] = _compiled(_HUMP).findall(word)
                 pieces.extend(humps)
     return " ".join(pieces)

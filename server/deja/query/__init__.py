@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .files import FilesResult, TouchedFile
     from .fix import FixResult, FixStep, PastFailure
     from .history import History
-    from .hits import HIGHLIGHT_END, HIGHLIGHT_START, Hit, SearchQuery
+    from .hits import HIGHLIGHT_END, HIGHLIGHT_START, Hit, SearchQuery, marked_pieces
     from .provenance import Claim, LineError, Provenance, check_line
     from .query_syntax import QueryError
     from .scope import Scope, ScopeChoice, WorkspaceError
@@ -50,6 +50,7 @@ _WHERE = {
     "WorkspaceError": ".scope",
     "check_line": ".provenance",
     "fork_line": ".sessions",
+    "marked_pieces": ".hits",
 }
 
 
@@ -85,4 +86,5 @@ __all__ = [
     "WorkspaceError",
     "check_line",
     "fork_line",
+    "marked_pieces",
 ]

@@ -3,8 +3,7 @@ a `ParsedQuery` and written as an FTS5 expression."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from deja.errors import DejaError
 from deja.index.tokens import identifier_parts
@@ -15,8 +14,6 @@ class QueryError(DejaError):
     """The query cannot be searched (empty, only exclusions, an operator without its words)."""
 
 
-_TOKEN = re.compile(r"[^\W_]+")
-_QUERY_PART = re.compile(r'(-?)"([^"]*)"?|(\S+)')
 # Uppercase only: lowercase `and`/`or`/`not` stay words to search for.
 _OPERATORS = ("AND", "OR", "NOT")
 
@@ -53,23 +50,66 @@ class ParsedQuery(NamedTuple):
         )
 
 
+# The query is read by hand, as `re` would read it with the patterns the docstrings give: a query
+# is a few words, and loading `re` (with `enum`) and compiling the patterns cost a search more
+# than its own work (tests/query/test_query_scan.py holds the equivalence).
+
+
+def _tokens(text: str) -> list[str]:
+    """The runs of letters and digits: `re.findall(r"[^\\W_]+", text)`."""
+    found: list[str] = []
+    start = -1
+    for at, char in enumerate(text):
+        if char.isalnum():
+            if start < 0:
+                start = at
+        elif start >= 0:
+            found.append(text[start:at])
+            start = -1
+    if start >= 0:
+        found.append(text[start:])
+    return found
+
+
+def _scan(text: str) -> Iterator[tuple[str, str | None, str]]:
+    """`(dash, phrase, word)` for each part: a quoted phrase (`-` before it, its closing quote
+    optional) or a run of non-spaces, as `re.finditer(r'(-?)"([^"]*)"?|(\\S+)', text)` gives its
+    groups (`phrase` None for a word, `word` "" for a phrase)."""
+    at, end = 0, len(text)
+    while at < end:
+        char = text[at]
+        if char.isspace():
+            at += 1
+            continue
+        quote = at if char == '"' else at + 1 if text.startswith('-"', at) else -1
+        if quote >= 0:
+            close = text.find('"', quote + 1)
+            stop = end if close < 0 else close
+            yield text[at:quote], text[quote + 1 : stop], ""
+            at = end if close < 0 else close + 1
+            continue
+        start = at
+        while at < end and not text[at].isspace():
+            at += 1
+        yield "", None, text[start:at]
+
+
 def _parts(text: str) -> list[Term | str]:
     """The query's terms and operators in order; a word without letters or digits is dropped."""
     parts: list[Term | str] = []
-    for match in _QUERY_PART.finditer(text):
-        if match.group(2) is not None:
-            tokens = tuple(_TOKEN.findall(match.group(2).lower()))
+    for dash, phrase, word in _scan(text):
+        if phrase is not None:
+            tokens = tuple(_tokens(phrase.lower()))
             if tokens:
-                parts.append(Term(tokens, exclude=bool(match.group(1)), phrase=True))
+                parts.append(Term(tokens, exclude=bool(dash), phrase=True))
             continue
-        word = match.group(3)
         if word in _OPERATORS:
             parts.append(word)
             continue
         exclude = word.startswith("-") and len(word) > 1
         word = word[1:] if exclude else word
         prefix = word.endswith("*")
-        tokens = tuple(_TOKEN.findall(word.lower()))
+        tokens = tuple(_tokens(word.lower()))
         if tokens:
             split = tuple(identifier_parts(word).lower().split())
             parts.append(
