@@ -319,6 +319,8 @@ class _TurnReader:
             call_id = state.get("toolCallId")
             if isinstance(call_id, str) and not output_parts(state)[0]:
                 self.looked_up.add(call_id)
+                if self.session.borrows_from is None:
+                    self.session.borrows_from = turn
             self.session.records.append(
                 tool_record(
                     state,

@@ -97,6 +97,10 @@ class Session:
     # Continue's title is a placeholder: `title` is made from the file's first user request,
     # and the index makes it from the first one it holds (compacted turns included).
     title_from_request: bool = False
+    # The first turn with a tool call whose output was looked for in a later item (an IDE tool
+    # item): a later item may change that turn's records and not its fingerprint, so an index
+    # keeping the turns a file still holds as they were re-reads them from here.
+    borrows_from: int | None = None
 
 
 class RecordSink(Protocol):
