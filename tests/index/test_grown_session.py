@@ -120,3 +120,32 @@ def test_an_output_a_later_item_gives_reaches_the_earlier_call(
     outputs = [row[6] for row in rows(home, "s") if row[1] == "read"]
     assert outputs and outputs == [row[6] for row in rows(fresh, "s") if row[1] == "read"]
     assert outputs[0] is not None
+
+
+def tool_item(call_id: str, content: str) -> dict[str, Any]:
+    return {
+        "message": {"role": "tool", "content": content, "toolCallId": call_id},
+        "contextItems": [],
+    }
+
+
+def test_a_call_whose_output_item_is_held_is_kept_until_another_item_of_its_id(
+    tmp_path: Path, store: Path, history: History
+) -> None:
+    read = call("read_file", {"filepath": "/w/proj/notes.md"}, None, call_id="r1")
+    turns = [user("what do the notes say"), assistant("", [read]), tool_item("r1", "heron plan")]
+    write_session(store, session_doc("s", turns), mtime=PAST)
+    write_session(store, session_doc("t", [user("an older session")]), mtime=PAST - 60)
+    history.refresh()
+    home = tmp_path / "deja-home"
+    before = ids_by_turn(home, "s")
+    turns.append(user("thanks"))
+    write_session(store, session_doc("s", turns), mtime=PAST + 60)
+    history.refresh(only={"s"})
+    assert ids_by_turn(home, "s")[: len(before)] == before  # its output's item is held too
+    turns.append(tool_item("r1", "ptarmigan plan"))  # the last item of an id is its output
+    write_session(store, session_doc("s", turns), mtime=PAST + 120)
+    history.refresh(only={"s"})
+    fresh = fresh_read(tmp_path, store)
+    assert rows(home, "s") == rows(fresh, "s")
+    assert [row[6] for row in rows(home, "s") if row[1] == "read"] != [None]

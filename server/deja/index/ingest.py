@@ -88,15 +88,17 @@ def held_turns(old: Sequence[tuple[int, str]], session: Session, same_workspace:
     """How many of the file's first turns the index holds as they are (the same fingerprints
     in the same places): those are kept, rows and ids, and only the rest is written again (a
     session that grew: its new turns). None under another workspace (tool paths resolve
-    against it), and none from a turn that looked for a call's output in a later item."""
+    against it); none from a call whose output comes from an item written again (or not yet
+    written), which changes its record and not its turn's fingerprint."""
     if not same_workspace:
         return 0
-    held = 0
+    same = 0
     for (_, fingerprint), item in zip(old, session.items, strict=False):
         if fingerprint != item.fingerprint:
             break
-        held += 1
-    return held if session.borrows_from is None else min(held, session.borrows_from)
+        same += 1
+    moved = [turn for turn, source in session.borrows if source is None or source >= same]
+    return min([same, *moved])
 
 
 def forget_session(db: sqlite3.Connection, session_id: str) -> None:
