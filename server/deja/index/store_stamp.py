@@ -141,5 +141,11 @@ def unvouch(db: sqlite3.Connection, ids: set[str] | None) -> None:
         clear(db)
         return
     head, _, listing = known.partition("\n")
-    kept = [entry for entry in listing.split("/") if entry.partition(" ")[0] not in ids]
-    record(db, head + "\n" + "/".join(kept))
+    # Each id's entry cut out where it starts (`/id `: an id holds no `/` nor space), not the
+    # whole listing split and joined again: a partial pass writes a file or two.
+    listing = "/" + listing + "/"
+    for session_id in ids:
+        at = listing.find("/" + session_id + " ")
+        if at >= 0:
+            listing = listing[:at] + listing[listing.index("/", at + 1) :]
+    record(db, head + "\n" + listing[1:-1])
