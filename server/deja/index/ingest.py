@@ -11,7 +11,7 @@ from deja.continue_store import Item, Session
 from deja.continue_store.parse import title_from_message
 
 from .forks import unlink_forgotten
-from .insert_rows import RecordRow
+from .insert_rows import RecordRow, rows_from
 from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100
@@ -42,7 +42,7 @@ def _insert_records(
     # rows of the `held` turns the index keeps as they are are not written again.
     next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
     if held:
-        rows = (row for row in rows if row[0] >= held)
+        rows = rows_from(rows, held)
     for chunk in _chunks(rows):
         ids = range(next_id, next_id + len(chunk))
         next_id += len(chunk)
