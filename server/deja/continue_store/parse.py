@@ -232,6 +232,8 @@ class _TurnReader:
     ide_item_seen: bool = False
     # Call ids whose state had no output, looked up in `fallback_outputs` (stream.py).
     looked_up: set[str] = field(default_factory=set)
+    lookups: dict[str, int] = field(default_factory=dict)  # those ids, by their call's turn
+    tool_items: dict[str, int] = field(default_factory=dict)  # the last tool item of each id
 
     def finish(self, head: dict[str, Any]) -> Session:
         """The session, once every item is read; `head` is every field of the document but
@@ -244,6 +246,7 @@ class _TurnReader:
             raw_title = self.entry_title
         session.title_from_request = is_placeholder_title(raw_title)
         session.title = _title(raw_title, self.first_user, self.redact)
+        session.borrows = [(turn, self.tool_items.get(cid)) for cid, turn in self.lookups.items()]
         return session
 
     def flush(self) -> None:
@@ -298,6 +301,8 @@ class _TurnReader:
             self._assistant_extras(turn, item, message, time)
         elif role == "thinking":
             self.add(turn, "reasoning", text, time)
+        elif role == "tool" and isinstance(message.get("toolCallId"), str):
+            self.tool_items[message["toolCallId"]] = turn  # as `tool_item_output` reads it
         elif role not in ("system", "tool"):
             self.warnings.append(f"history[{turn}] has unknown role {role!r}")
         # The fingerprint covers everything the item put in the index: an item whose records
@@ -319,6 +324,7 @@ class _TurnReader:
             call_id = state.get("toolCallId")
             if isinstance(call_id, str) and not output_parts(state)[0]:
                 self.looked_up.add(call_id)
+                self.lookups.setdefault(call_id, turn)
             self.session.records.append(
                 tool_record(
                     state,
@@ -341,10 +347,13 @@ def _title(raw_title: object, first_user: str, redact: Redactor) -> str:
     return redact(clean_text(str(raw_title).strip()))
 
 
-_UUIDISH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+# Matched whole (`fullmatch`, cheaper than `^…$`: a pass checks every id of the list).
+_UUIDISH = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 def is_safe_file_id(value: str) -> bool:
     """Ids the reader accepts as a session file's name in the store (no separators, no `..`).
-    Which ids may go into a command (`cn --fork ID`) is the stricter `query.handoff.is_plain_id`."""
-    return bool(_UUIDISH.match(value)) and ".." not in value
+    Which ids may go into a command (`cn --fork ID`) is the stricter `query.handoff.is_plain_id`.
+    A final newline is let through, as the `$` this rule was first written with let it."""
+    whole = value[:-1] if value.endswith("\n") else value
+    return bool(_UUIDISH.fullmatch(whole)) and ".." not in value

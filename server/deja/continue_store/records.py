@@ -97,6 +97,10 @@ class Session:
     # Continue's title is a placeholder: `title` is made from the file's first user request,
     # and the index makes it from the first one it holds (compacted turns included).
     title_from_request: bool = False
+    # Each turn with a tool call whose output was looked for in an IDE tool item, and the turn
+    # of that item (None: none written yet): that item, written or rewritten later, changes the
+    # call's record and not its turn's fingerprint (a read's output is not its text).
+    borrows: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 class RecordSink(Protocol):

@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from .listing import SESSIONS_LIST
+from .listing import entry, list_sessions, session_names
 from .parse import is_safe_file_id
 
 TICK_S = 0.25
@@ -41,14 +41,17 @@ RESTART_S = 5.0
 # listed once more, so nothing written while it was starting goes unseen.
 ARMED_MS = 200
 
-Signature = tuple[int, int]
+# A file as listed (`listing.entry`: `id size mtime_ns`): what tells that it changed.
+Signature = str
 
 
 def session_id_of(path: str) -> str | None:
     name = os.path.basename(path)
-    if not name.endswith(".json") or name == SESSIONS_LIST:
-        return None
-    return name[: -len(".json")]
+    return name[: -len(".json")] if session_names([name]) else None
+
+
+def mtime_of(signature: Signature) -> int:
+    return int(signature.rpartition(" ")[2])
 
 
 class StoreWatcher:
@@ -166,26 +169,16 @@ class StoreWatcher:
             return bool(self._dirty)
 
     def scan(self) -> dict[str, Signature]:
-        """Every session file's (size, mtime): one `lstat` each and nothing built per file, as
-        polling does this every few seconds on the whole store. No store yet (Continue creates
-        it on its first session) is none. Files the index does not read (a symlink, a name that
-        is no session id) are left to `_changed`, which drops them."""
-        current: dict[str, Signature] = {}
+        """Every session file as the store stamp lists it (`listing.py`: one `lstat` each,
+        nothing built per file but its entry), by id: polling does this every few seconds on
+        the whole store. No store yet (Continue creates it on its first session) is
+        none. A session name the index does not read (a symlink, not a regular file) is left
+        out; one that is no session id is left to `_changed`, which drops it."""
         try:
-            with os.scandir(self.folder) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if not name.endswith(".json") or name == SESSIONS_LIST:
-                        continue
-                    try:
-                        if not entry.is_file(follow_symlinks=False):
-                            continue
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    current[name[: -len(".json")]] = (info.st_size, info.st_mtime_ns)
+            entries = list_sessions(self.folder).entries
         except OSError:
             return {}
+        current = {listed.rsplit(" ", 2)[0]: listed for listed in entries}
         self.looked_at += len(current)
         return current
 
@@ -203,7 +196,7 @@ class StoreWatcher:
                 info = os.lstat(self.folder / f"{session_id}.json")
             except OSError:
                 continue
-            current[session_id] = (info.st_size, info.st_mtime_ns)
+            current[session_id] = entry(session_id, info.st_size, info.st_mtime_ns)
         return current
 
     def prime(self) -> None:
@@ -248,7 +241,7 @@ class StoreWatcher:
                 continue
             last = self.pending.get(session_id)
             held = last is not None and (last[0] == signature or last[1] + 1 >= MOST_TICKS)
-            held = held or (signature is not None and signature[1] <= still_since)
+            held = held or (signature is not None and mtime_of(signature) <= still_since)
             if session_id in settled or held:
                 ready.add(session_id)
                 self.pending.pop(session_id, None)

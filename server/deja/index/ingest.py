@@ -11,7 +11,7 @@ from deja.continue_store import Item, Session
 from deja.continue_store.parse import title_from_message
 
 from .forks import unlink_forgotten
-from .insert_rows import RecordRow
+from .insert_rows import RecordRow, rows_from
 from .turn_times import Observed, observed, turn_times
 
 _USER_PREVIEW = 100
@@ -34,11 +34,15 @@ def _insert_records(
     rows: Iterable[RecordRow],
     base: int,
     times: dict[int, float],
+    held: int,
 ) -> None:
     # Ids are given here (the caller holds the write lock) so both tables take one batch each.
     # The rest of each row was made before (rows.py), in the reader worker for a large pass.
-    # A chunk at a time: a streamed session's rows come from disk, never all in memory.
+    # A chunk at a time: a streamed session's rows come from disk, never all in memory. The
+    # rows of the `held` turns the index keeps as they are are not written again.
     next_id = int(db.execute("SELECT coalesce(max(id), 0) FROM records").fetchone()[0]) + 1
+    if held:
+        rows = rows_from(rows, held)
     for chunk in _chunks(rows):
         ids = range(next_id, next_id + len(chunk))
         next_id += len(chunk)
@@ -63,14 +67,38 @@ def _chunks(rows: Iterable[RecordRow]) -> Iterator[list[RecordRow]]:
         yield chunk
 
 
-def _delete_live(db: sqlite3.Connection, session_id: str) -> None:
+def _delete_live(db: sqlite3.Connection, session_id: str, from_turn: int) -> None:
+    """The session's live items and records from `from_turn` on."""
     db.execute(
-        "DELETE FROM records_fts WHERE rowid IN "
-        "(SELECT id FROM records WHERE session_id = ? AND compacted = 0)",
-        (session_id,),
+        "DELETE FROM records_fts WHERE rowid IN (SELECT id FROM records"
+        " WHERE session_id = ? AND compacted = 0 AND turn >= ?)",
+        (session_id, from_turn),
     )
-    db.execute("DELETE FROM records WHERE session_id = ? AND compacted = 0", (session_id,))
-    db.execute("DELETE FROM items WHERE session_id = ? AND compacted = 0", (session_id,))
+    db.execute(
+        "DELETE FROM records WHERE session_id = ? AND compacted = 0 AND turn >= ?",
+        (session_id, from_turn),
+    )
+    db.execute(
+        "DELETE FROM items WHERE session_id = ? AND compacted = 0 AND turn >= ?",
+        (session_id, from_turn),
+    )
+
+
+def held_turns(old: Sequence[tuple[int, str]], session: Session, same_workspace: bool) -> int:
+    """How many of the file's first turns the index holds as they are (the same fingerprints
+    in the same places): those are kept, rows and ids, and only the rest is written again (a
+    session that grew: its new turns). None under another workspace (tool paths resolve
+    against it); none from a call whose output comes from an item written again (or not yet
+    written), which changes its record and not its turn's fingerprint."""
+    if not same_workspace:
+        return 0
+    same = 0
+    for (_, fingerprint), item in zip(old, session.items, strict=False):
+        if fingerprint != item.fingerprint:
+            break
+        same += 1
+    moved = [turn for turn, source in session.borrows if source is None or source >= same]
+    return min([same, *moved])
 
 
 def forget_session(db: sqlite3.Connection, session_id: str) -> None:
@@ -108,7 +136,7 @@ def ingest_session(
         (session.id,),
     ).fetchone()
     base, kept = (int(row[0]), int(row[1])) if row else (0, 0)
-    newly_kept = 0
+    newly_kept = held = 0
     seen: Observed | None = None
     if row is not None:
         old = db.execute(
@@ -132,15 +160,16 @@ def ingest_session(
             base = _keep_compacted(db, session.id, base)
             kept += newly_kept
         else:
-            _delete_live(db, session.id)
+            held = held_turns(old, session, row[3] == session.workspace)
+            _delete_live(db, session.id, base + held)
     db.executemany(
         "INSERT INTO items (session_id, turn, fingerprint, role, is_summary) VALUES (?,?,?,?,?)",
         [
             (session.id, base + item.turn, item.fingerprint, item.role, int(item.is_summary))
-            for item in session.items
+            for item in session.items[held:]
         ],
     )
-    _insert_records(db, session, rows, base, turn_times(session, base, seen))
+    _insert_records(db, session, rows, base, turn_times(session, base, seen), held)
     _upsert_session(db, session, kept, base)
     return newly_kept
 

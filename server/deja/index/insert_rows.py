@@ -140,20 +140,50 @@ class SpooledRows:
                 os.unlink(self.path)
 
 
-def prepare(read: SessionRead, spill: SpooledRows | None = None) -> PreparedRead:
+class RecordRows:
+    """A session's records, made into rows as the writer takes them: read in process, the
+    turns a grown session keeps (`ingest.held_turns`) are never made into rows. Iterable as
+    often as the writer needs, each time the same rows."""
+
+    __slots__ = ("records",)
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records = records
+
+    def __iter__(self) -> Iterator[RecordRow]:
+        return map(record_row, self.records)
+
+    def from_turn(self, turn: int) -> Iterator[RecordRow]:
+        return map(record_row, [record for record in self.records if record.turn >= turn])
+
+
+def rows_from(rows: Iterable[RecordRow], turn: int) -> Iterable[RecordRow]:
+    """The rows of the turns from `turn` on (made only for those, when still records)."""
+    if isinstance(rows, RecordRows):
+        return rows.from_turn(turn)
+    return (row for row in rows if row[0] >= turn)
+
+
+def prepare(
+    read: SessionRead, spill: SpooledRows | None = None, *, in_process: bool = False
+) -> PreparedRead:
+    """The read with its rows: made now in a reader worker (the writer then only runs SQL),
+    as the writer takes them in process."""
     session = read.session
     if session is None:
         return PreparedRead(read)
     if spill is not None and spill.used:
         return PreparedRead(read, spill)
-    rows = [record_row(record) for record in session.records]
-    session.records = []
-    return PreparedRead(read, rows)
+    records, session.records = session.records, []
+    rows = RecordRows(records)
+    return PreparedRead(read, rows if in_process else list(rows))
 
 
-def read_prepared(ref: SessionRef, *, redact_secrets: bool, max_bytes: int) -> PreparedRead:
+def read_prepared(
+    ref: SessionRef, *, redact_secrets: bool, max_bytes: int, in_process: bool = False
+) -> PreparedRead:
     """`read_session`, then the rows: what the reader worker runs for each file. A streamed
     file's rows are made as it is read, into a `SpooledRows`."""
     spill = SpooledRows()
     read = read_session(ref, redact_secrets=redact_secrets, max_bytes=max_bytes, spill=spill)
-    return prepare(read, spill)
+    return prepare(read, spill, in_process=in_process)

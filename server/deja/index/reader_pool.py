@@ -60,8 +60,9 @@ def read_all(
 ) -> Generator[PreparedRead, None, None]:
     """Each session of `todo` read and made into rows, in order."""
     read = partial(read_prepared, redact_secrets=redact_secrets, max_bytes=max_bytes)
+    here = partial(read, in_process=True)
     if workers <= 0:
-        yield from map(read, todo)
+        yield from map(here, todo)
         return
     # Imported only here: multiprocessing registers exit handlers and costs import time that
     # `deja search` (whose pass reads a few files at most) must not pay.
@@ -85,6 +86,6 @@ def read_all(
         # The worker could not start or died (out of memory; a script that runs a pass without
         # `if __name__ == "__main__"`, which `spawn` re-imports, refused by `run_pass` in the
         # worker): the rest is read here.
-        yield from map(read, todo[done:])
+        yield from map(here, todo[done:])
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

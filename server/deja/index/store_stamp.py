@@ -4,8 +4,9 @@ A pass that saw a listing records its stamp (`meta.store_stamp`): every session 
 size, mtime_ns), in listing order, and what else decides what a pass reads (the schema version,
 the store's root, the exclude list's text, the size cap, the redaction switch, whether search by
 meaning is on), kept as text rather than hashed (exact, and no hash library to load: ~70 bytes
-a session). `unchanged` lists the folder again (one `scandir` and one stat per file, no file
-opened, none of the reader imported) and compares. Exact as the pass's own test is, with one
+a session). `unchanged` lists the folder again (`continue_store.listing`, the one listing
+the watcher's poll uses too: one stat per file, no file opened, nothing else of the reader
+imported) and compares. Exact as the pass's own test is, with one
 rule from git's "racy clean": a file whose mtime is within `RACY_WINDOW_NS` of the listing is
 recorded with the mtime -1, which no listing gives, since a second write in the same mtime tick
 with the same size would not show (mtimes tick every few ms on Linux; NTFS keeps 100 ns;
@@ -18,9 +19,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from stat import S_ISREG
 
 from deja import semantic, settings
+from deja.continue_store.listing import list_sessions
 
 from .schema import SCHEMA_VERSION
 
@@ -32,13 +33,7 @@ if TYPE_CHECKING:
 
 # The same window the pass uses to re-read a file written just before it looked.
 RACY_WINDOW_NS = 100_000_000
-_LIST_NAME = "sessions.json"
 _KEY = "store_stamp"
-# Stat each file by the folder's descriptor where the system can (one name looked up, not every
-# component of the path, a measurable share of the listing on Linux); Windows lists by path,
-# its stats free.
-_BY_FD = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd
-_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
 class Scan:
@@ -60,58 +55,15 @@ def listing_time() -> int:
 
 
 def scan(root: StrPath, listed_at: int) -> Scan | None:
-    """The store's session files as the stamp holds them, in one tight loop (this is all a
-    search over an unchanged store costs); None when the folder cannot be listed or holds an
-    odd entry (a symlink or anything but a regular file named `*.json`): a pass then speaks."""
-    folder = os.path.join(root, "sessions")
-    listing = Scan([], [])
+    """The store's session files as the stamp holds them (`continue_store.listing`'s one
+    listing: this is all a search over an unchanged store costs); None when the folder cannot
+    be listed or holds an odd entry (a session name that is a symlink or anything but a regular
+    file, or that went away as it was listed): a pass then speaks."""
     try:
-        if _BY_FD:
-            fd = os.open(folder, _FOLDER_FLAGS)
-            try:
-                whole = _scan_at(fd, listed_at - RACY_WINDOW_NS, listing)
-            finally:
-                os.close(fd)
-        else:
-            whole = _scan_entries(folder, listed_at - RACY_WINDOW_NS, listing)
+        listed = list_sessions(os.path.join(root, "sessions"), listed_at - RACY_WINDOW_NS)
     except OSError:
         return None
-    return listing if whole else None
-
-
-def _scan_at(fd: int, trusted_before: int, listing: Scan) -> bool:
-    """Names, then one `lstat` each relative to the folder (no `DirEntry` objects to build)."""
-    fields, fresh, lstat = listing.fields, listing.fresh, os.lstat
-    for name in os.listdir(fd):
-        if not name.endswith(".json") or name == _LIST_NAME:
-            continue
-        info = lstat(name, dir_fd=fd)
-        if not S_ISREG(info.st_mode):
-            return False
-        mtime_ns = info.st_mtime_ns
-        if mtime_ns > trusted_before:
-            fresh.append(len(fields))
-        fields.append(f"{name[:-5]} {info.st_size} {mtime_ns}")
-    return True
-
-
-def _scan_entries(folder: str, trusted_before: int, listing: Scan) -> bool:
-    """Where stats cannot be taken by the folder's descriptor (Windows, whose `scandir` gives
-    them with the names)."""
-    fields, fresh = listing.fields, listing.fresh
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            name = entry.name
-            if not name.endswith(".json") or name == _LIST_NAME:
-                continue
-            if not entry.is_file(follow_symlinks=False):
-                return False
-            info = entry.stat(follow_symlinks=False)
-            mtime_ns = info.st_mtime_ns
-            if mtime_ns > trusted_before:
-                fresh.append(len(fields))
-            fields.append(f"{name[:-5]} {info.st_size} {mtime_ns}")
-    return True
+    return None if listed.set_aside else Scan(listed.entries, listed.recent)
 
 
 def stamp_text(context_text: str, listing: Scan) -> str:
@@ -189,5 +141,11 @@ def unvouch(db: sqlite3.Connection, ids: set[str] | None) -> None:
         clear(db)
         return
     head, _, listing = known.partition("\n")
-    kept = [entry for entry in listing.split("/") if entry.partition(" ")[0] not in ids]
-    record(db, head + "\n" + "/".join(kept))
+    # Each id's entry cut out where it starts (`/id `: an id holds no `/` nor space), not the
+    # whole listing split and joined again: a partial pass writes a file or two.
+    listing = "/" + listing + "/"
+    for session_id in ids:
+        at = listing.find("/" + session_id + " ")
+        if at >= 0:
+            listing = listing[:at] + listing[listing.index("/", at + 1) :]
+    record(db, head + "\n" + listing[1:-1])
