@@ -138,7 +138,25 @@ def test_deep_vectors_follow_their_records(indexed: History, tmp_path: Path) -> 
         listed=False,
     )
     indexed.refresh()
-    # The session was read again: its records are new rows, waiting for the deep model.
+    # The session grew: the turns it still holds keep their rows and their deep vectors; only
+    # the new turn waits for the deep model.
+    assert indexed.deep_pending() == 1 and _deep_count(home) == 4
+    assert read_deep(indexed) == 1
+    write_session(
+        root,
+        session_doc(
+            BUTTONS,
+            [
+                user("Make the buttons green."),
+                assistant("Changed the stylesheet colour."),
+                user("And the links."),
+            ],
+            title="Buttons",
+        ),
+        listed=False,
+    )
+    indexed.refresh()
+    # Its first turn was written again: every record from there is a new row to read.
     assert indexed.deep_pending() == 3 and _deep_count(home) == 2
     assert read_deep(indexed) == 3
     indexed.forget_session(REPORTS)
