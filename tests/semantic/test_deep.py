@@ -25,6 +25,7 @@ from deja.query import History, Scope, SearchQuery
 from deja.semantic import deep_pass, identity
 from deja.settings import SettingError
 from tests.support.cli_run import deja_env, json_envelope, run_deja
+from tests.support.no_network import BLOCK_SOCKETS
 from tests.support.paraphrases import (
     BUTTONS,
     REPORTS,
@@ -36,16 +37,9 @@ from tests.support.storebuilder import assistant, session_doc, user, write_sessi
 
 pytestmark = pytest.mark.semantic
 
-_GUARDED_LOAD = """
-import json, socket
-tried = []
-def refuse(*args, **kwargs):
-    tried.append(repr(args[:2]))
-    raise OSError("network disabled by the test")
-socket.socket.connect = refuse
-socket.socket.connect_ex = refuse
-socket.create_connection = refuse
-socket.getaddrinfo = refuse
+_GUARDED_LOAD = (
+    BLOCK_SOCKETS
+    + """
 from deja.semantic import deep_model
 model = deep_model.load()
 v = model.embed(["The integration suite fails randomly on CI about one run in five.",
@@ -54,6 +48,7 @@ v = model.embed(["The integration suite fails randomly on CI about one run in fi
 print(json.dumps({"tried": tried, "shape": list(v.shape),
                   "close": float(v[0] @ v[1]), "far": float(v[0] @ v[2])}))
 """
+)
 
 
 @pytest.fixture
@@ -120,41 +115,23 @@ def test_the_most_recently_active_session_is_read_first(indexed: History) -> Non
     assert indexed.deep_work() is None and indexed.deep_pending() == 0
 
 
+def _buttons_again(root: Path, first: str) -> None:
+    """Continue writes "Buttons" again, its first request as given, with a turn more."""
+    turns = [user(first), assistant("Changed the stylesheet colour."), user("And the links.")]
+    write_session(root, session_doc(BUTTONS, turns, title="Buttons"), listed=False)
+
+
 def test_deep_vectors_follow_their_records(indexed: History, tmp_path: Path) -> None:
     home, root = tmp_path / "home", tmp_path / "store"
     read_deep(indexed)
     assert _deep_count(home) == 4
-    write_session(
-        root,
-        session_doc(
-            BUTTONS,
-            [
-                user("Make the buttons blue."),
-                assistant("Changed the stylesheet colour."),
-                user("And the links."),
-            ],
-            title="Buttons",
-        ),
-        listed=False,
-    )
+    _buttons_again(root, "Make the buttons blue.")
     indexed.refresh()
     # The session grew: the turns it still holds keep their rows and their deep vectors; only
     # the new turn waits for the deep model.
     assert indexed.deep_pending() == 1 and _deep_count(home) == 4
     assert read_deep(indexed) == 1
-    write_session(
-        root,
-        session_doc(
-            BUTTONS,
-            [
-                user("Make the buttons green."),
-                assistant("Changed the stylesheet colour."),
-                user("And the links."),
-            ],
-            title="Buttons",
-        ),
-        listed=False,
-    )
+    _buttons_again(root, "Make the buttons green.")
     indexed.refresh()
     # Its first turn was written again: every record from there is a new row to read.
     assert indexed.deep_pending() == 3 and _deep_count(home) == 2

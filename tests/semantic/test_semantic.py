@@ -19,6 +19,7 @@ from deja.query import History, Scope, SearchQuery
 from deja.semantic import identity
 from deja.semantic.vectors import EMBEDDED_ROLES
 from tests.support.cli_run import deja_env, json_envelope, run_deja
+from tests.support.no_network import BLOCK_SOCKETS
 from tests.support.storebuilder import assistant, session_doc, user, write_session
 
 # The dev extra installs the semantic one: without it these fail, they do not skip.
@@ -29,22 +30,16 @@ DOCKER = "a1b2c3d4-0000-4000-8000-000000000002"
 STYLE = "a1b2c3d4-0000-4000-8000-000000000003"
 
 # A child process that blocks every socket before loading the model and says what was tried.
-_GUARDED_LOAD = """
-import json, socket, sys
-tried = []
-def refuse(*args, **kwargs):
-    tried.append(repr(args[:2]))
-    raise OSError("network disabled by the test")
-socket.socket.connect = refuse
-socket.socket.connect_ex = refuse
-socket.create_connection = refuse
-socket.getaddrinfo = refuse
+_GUARDED_LOAD = (
+    BLOCK_SOCKETS
+    + """
 from deja.semantic import model
 embedder = model.load()
 vectors = embedder.embed(["memoize the token lookup", "cache the login credentials"])
 print(json.dumps({"tried": tried, "shape": list(vectors.shape),
                   "similarity": float(vectors[0] @ vectors[1])}))
 """
+)
 
 
 def _offline_env() -> dict[str, str]:
