@@ -13,13 +13,15 @@ every record. Meanwhile its CPU time is sampled: the share of a core the pass ta
 record (the process's CPU time over the pass, the model's load included, divided by the records
 it reports). Then, as `idle.py`: the CPU of an idle window, and for each turn written to a ~1 MB
 session the lag until the sidecar's search finds it, and further until the deep model has read
-what the turn changed (the sidecar logs it again, with how many records it read).
+what the turn changed (the sidecar logs it again, with how many records it read). The turns are
+written into the store, as `idle.py` writes them: give a copy of a store shared with others.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import shutil
 import statistics
@@ -161,6 +163,9 @@ def main() -> int:
     parser.add_argument("--lags", type=int, default=5, help="how many turns are timed")
     parser.add_argument("--gap", type=float, default=5.0, help="idle seconds before each turn")
     parser.add_argument("--quick", action="store_true", help="3 s idle, 2 turns, short gaps")
+    parser.add_argument(
+        "--deep-batch", type=int, default=0, help="texts the deep model runs at once (a lever)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.idle_seconds, args.lags, args.gap = 3.0, 2, 0.5
@@ -172,6 +177,14 @@ def main() -> int:
     try:
         build_index(store, home, None)
         env = deja_env(store, home, None)
+        if args.deep_batch:
+            # The sidecar's deep model set before it runs: a `sitecustomize` first on its path.
+            shim = work / "batch"
+            shim.mkdir()
+            (shim / "sitecustomize.py").write_text(
+                f"from deja.semantic import deep_model\ndeep_model.BATCH = {args.deep_batch}\n"
+            )
+            env["PYTHONPATH"] = os.pathsep.join([str(shim), env["PYTHONPATH"]])
         files = session_files(store)
         session = min(files, key=lambda p: abs(p.stat().st_size - 1_000_000))
         door = DeepSidecar(store, home, env)
@@ -179,7 +192,11 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     size = sum(p.stat().st_size for p in files)
-    print(f"\nidle sidecar, deep model on · {store} · {size / 1e6:.0f} MB, {len(files)} sessions")
+    batch = f"the deep model's batch {args.deep_batch or 'as shipped'}"
+    print(
+        f"\nidle sidecar, deep model on ({batch}) · {store} · {size / 1e6:.0f} MB,"
+        f" {len(files)} sessions"
+    )
     print(f"  {passed.line()}")
     print(f"  idle after it: {idle:.2f} % of a core over {args.idle_seconds:.0f} s")
     for n, t in enumerate(turns, 1):
