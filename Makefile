@@ -82,6 +82,8 @@ bench: $(STAMP) tools
 	$(PY) bench/big_session.py
 	$(PY) bench/recall/run.py --candidates
 	$(PY) bench/recall/costs.py --size 1G
+	$(PY) bench/recall/deep.py
+	$(PY) bench/idle_deep.py --size 24M --shape cli
 	$(PY) bench/team.py --size 1G
 
 # The wheel (pipx/uv tool install) and every .vsix: universal (no orjson) and one per platform.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,10 +33,16 @@ def plain_results_converter() -> Converter:
 
 
 async def indexed_sidecar(
-    store: Path, home: Path, *, timeout: float = 600, env: dict[str, str] | None = None
+    store: Path,
+    home: Path,
+    *,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
+    on_log: Callable[[str], None] | None = None,
 ) -> LanguageClient:
     """A started client whose server has indexed `store` into `home` (scope: all workspaces);
-    `env`, the server's environment (default: this one's, with `server/` on its path)."""
+    `env`, the server's environment (default: this one's, with `server/` on its path); `on_log`
+    is given each line the server logs."""
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
@@ -54,8 +61,9 @@ async def indexed_sidecar(
             indexed.set()
 
     @client.feature(types.WINDOW_LOG_MESSAGE)
-    def log(_params: Any) -> None:
-        return None
+    def log(params: Any) -> None:
+        if on_log is not None:
+            on_log(str(params.message))
 
     if env is None:
         env = {**os.environ, "PYTHONPATH": str(SERVER)}

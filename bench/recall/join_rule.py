@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent / "server"), str(HERE.parent.parent)]
 
 from bench.recall.run import distinct  # noqa: E402
-from bench.recall.store import Question, make_recall_store  # noqa: E402
+from bench.recall.store import Question, add_store_arguments, recall_store  # noqa: E402
 from deja.index.pack import register  # noqa: E402
 from deja.query import (  # noqa: E402
     History,
@@ -71,13 +71,9 @@ def rule_of(few: int, close_rank: int, close: float) -> Rule:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE.parent / "out")
-    parser.add_argument("--quick", action="store_true", help="8 MB of noise instead of 64 MB")
+    add_store_arguments(parser)
     args = parser.parse_args()
-    noise = (8 if args.quick else 64) << 20
-    store = args.out / f"recall-{noise >> 20}M-{args.seed}"
-    questions = make_recall_store(store, args.seed, noise)
+    store, questions = recall_store(args)
     work = Path(tempfile.mkdtemp(prefix="deja-join-"))
     try:
         history = History(home=work / "home", root=store, exclude_path=work / "no-exclude")

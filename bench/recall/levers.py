@@ -38,7 +38,7 @@ sys.path[:0] = [str(HERE.parent.parent / "server"), str(HERE.parent.parent)]
 
 from bench.recall.encoders import Embed, _minilm_onnx, _wordllama  # noqa: E402
 from bench.recall.run import score  # noqa: E402
-from bench.recall.store import Question, make_recall_store  # noqa: E402
+from bench.recall.store import Question, add_store_arguments, recall_store  # noqa: E402
 from deja.index.pack import register  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 from deja.semantic.model import MAX_CHARS  # noqa: E402
@@ -271,14 +271,10 @@ def build_levers(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE.parent / "out")
+    add_store_arguments(parser)
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "deja-levers")
-    parser.add_argument("--quick", action="store_true", help="8 MB of noise instead of 64 MB")
     args = parser.parse_args()
-    noise = (8 if args.quick else 64) << 20
-    store = args.out / f"recall-{noise >> 20}M-{args.seed}"
-    questions = make_recall_store(store, args.seed, noise)
+    store, questions = recall_store(args)
     work = Path(tempfile.mkdtemp(prefix="deja-levers-"))
     os.environ["DEJA_SEMANTIC"] = "0"
     try:

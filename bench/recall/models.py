@@ -140,10 +140,10 @@ def measure(  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
+    from bench.recall.store import add_store_arguments, recall_store
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE.parent / "out")
-    parser.add_argument("--quick", action="store_true", help="8 MB of noise instead of 64 MB")
+    add_store_arguments(parser)
     parser.add_argument("--probe", help="load one candidate and print its costs as JSON")
     parser.add_argument("--only", action="append", help="a candidate's name (repeatable)")
     args = parser.parse_args()
@@ -151,13 +151,10 @@ def main() -> int:
         print(json.dumps(probe(args.probe)))
         return 0
     from bench.recall.run import score
-    from bench.recall.store import make_recall_store
     from deja.query import History, Scope, SearchQuery
     from deja.semantic.vectors import EMBEDDED_ROLES
 
-    noise = (8 if args.quick else 64) << 20
-    store = args.out / f"recall-{noise >> 20}M-{args.seed}"
-    questions = make_recall_store(store, args.seed, noise)
+    store, questions = recall_store(args)
     work = Path(tempfile.mkdtemp(prefix="deja-models-"))
     os.environ["DEJA_SEMANTIC"] = "0"
     try:

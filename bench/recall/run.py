@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent / "server"), str(HERE.parent.parent)]
 
-from bench.recall.store import Question, make_recall_store  # noqa: E402
+from bench.recall.store import Question, add_store_arguments, recall_store  # noqa: E402
 from deja.index.pack import register  # noqa: E402
 from deja.query import History, Scope, SearchQuery  # noqa: E402
 from deja.semantic import model as semantic_model  # noqa: E402
@@ -150,14 +150,10 @@ def cold_index(store: Path, work: Path, semantic: str) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE.parent / "out")
-    parser.add_argument("--quick", action="store_true", help="8 MB of noise instead of 64 MB")
+    add_store_arguments(parser)
     parser.add_argument("--candidates", action="store_true", help="measure other models too")
     args = parser.parse_args()
-    noise = (8 if args.quick else 64) << 20
-    store = args.out / f"recall-{noise >> 20}M-{args.seed}"
-    questions = make_recall_store(store, args.seed, noise)
+    store, questions = recall_store(args)
     work = Path(tempfile.mkdtemp(prefix="deja-recall-"))
     try:
         without = cold_index(store, work, "0")

@@ -4,6 +4,7 @@ and the questions with the session that answers each. Deterministic: same seed, 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -17,6 +18,8 @@ from bench.make_store import make_store
 
 from .topics import TOPICS
 
+# Where the recall stores are written by default: bench/out/recall-<noise>M-<seed>.
+OUT = Path(__file__).resolve().parent.parent / "out"
 PROJECTS = ("/home/dev/shop", "/home/dev/api-gateway", "/home/dev/dashboard", "/home/dev/billing")
 # Small talk that every session has, so a topic's session is not just its two key sentences.
 _OPENERS = (
@@ -101,3 +104,17 @@ def load_questions(path: Path) -> list[Question]:
     return [
         Question(q["text"], q["kind"], tuple(q["answers"])) for q in json.loads(path.read_text())
     ]
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every recall script takes to choose its store."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--quick", action="store_true", help="8 MB of noise instead of 64 MB")
+
+
+def recall_store(args: argparse.Namespace) -> tuple[Path, list[Question]]:
+    """The store the options name (written once) and its questions."""
+    noise = (8 if args.quick else 64) << 20
+    store = args.out / f"recall-{noise >> 20}M-{args.seed}"
+    return store, make_recall_store(store, args.seed, noise)

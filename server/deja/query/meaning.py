@@ -22,8 +22,9 @@ RRF_K = 60
 # nothing in the history (a recipe, a sports result) came out well below answers; the floor
 # costs a little recall and lets "nothing found" be said.
 MIN_SIMILARITY = 0.3
-# The deep model's floor: on the recall set its off-topic questions stayed below 0.25 and nine
-# in ten of its answers above 0.28 (bench/recall/MODELS.md).
+# The deep model's floor: through a door's search on the recall set (bench/recall/deep.py), a
+# lower floor let questions about nothing in the history through and a higher one found no more
+# paraphrases (bench/recall/MODELS.md, "Through the product").
 DEEP_MIN_SIMILARITY = 0.26
 # The join rule (bench/recall/join_rule.py measures it): meaning joins when the words found
 # fewer than `FEW` records; otherwise the words' ranking is the answer and no model loads. On
