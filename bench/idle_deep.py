@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
 import shutil
 import statistics
@@ -163,9 +162,6 @@ def main() -> int:
     parser.add_argument("--lags", type=int, default=5, help="how many turns are timed")
     parser.add_argument("--gap", type=float, default=5.0, help="idle seconds before each turn")
     parser.add_argument("--quick", action="store_true", help="3 s idle, 2 turns, short gaps")
-    parser.add_argument(
-        "--deep-batch", type=int, default=0, help="texts the deep model runs at once (a lever)"
-    )
     args = parser.parse_args()
     if args.quick:
         args.idle_seconds, args.lags, args.gap = 3.0, 2, 0.5
@@ -177,14 +173,6 @@ def main() -> int:
     try:
         build_index(store, home, None)
         env = deja_env(store, home, None)
-        if args.deep_batch:
-            # The sidecar's deep model set before it runs: a `sitecustomize` first on its path.
-            shim = work / "batch"
-            shim.mkdir()
-            (shim / "sitecustomize.py").write_text(
-                f"from deja.semantic import deep_model\ndeep_model.BATCH = {args.deep_batch}\n"
-            )
-            env["PYTHONPATH"] = os.pathsep.join([str(shim), env["PYTHONPATH"]])
         files = session_files(store)
         session = min(files, key=lambda p: abs(p.stat().st_size - 1_000_000))
         door = DeepSidecar(store, home, env)
@@ -192,11 +180,7 @@ def main() -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     size = sum(p.stat().st_size for p in files)
-    batch = f"the deep model's batch {args.deep_batch or 'as shipped'}"
-    print(
-        f"\nidle sidecar, deep model on ({batch}) · {store} · {size / 1e6:.0f} MB,"
-        f" {len(files)} sessions"
-    )
+    print(f"\nidle sidecar, deep model on · {store} · {size / 1e6:.0f} MB, {len(files)} sessions")
     print(f"  {passed.line()}")
     print(f"  idle after it: {idle:.2f} % of a core over {args.idle_seconds:.0f} s")
     for n, t in enumerate(turns, 1):

@@ -203,13 +203,13 @@ def halve(source: Path, target: Path, *, alternate: bool) -> dict[str, Any]:
     return {"records": total, "read": kept, "sessions": [str(sid) for sid in read]}
 
 
-def child(phase: str, home: Path, store: Path, questions: Path, batch: int) -> dict[str, Any]:
+def child(phase: str, home: Path, store: Path, questions: Path) -> dict[str, Any]:
     """`phase` run in a process of its own; its JSON answer."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(home.parent / "config")}
     env.pop("DEJA_SEMANTIC", None)  # as installed
     where = [str(home), str(store), str(questions)]
     done = subprocess.run(
-        [sys.executable, __file__, "--phase", phase, "--deep-batch", str(batch), *where],
+        [sys.executable, __file__, "--phase", phase, *where],
         env=env,
         check=True,
         capture_output=True,
@@ -243,15 +243,9 @@ def main() -> int:
     add_store_arguments(parser)
     parser.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
     parser.add_argument("where", nargs="*", help=argparse.SUPPRESS)
-    parser.add_argument(
-        "--deep-batch", type=int, default=0, help="texts the deep model runs at once (a lever)"
-    )
     args = parser.parse_args()
     if args.phase:
         from bench.recall.store import load_questions
-        from deja.semantic import deep_model
-
-        deep_model.BATCH = args.deep_batch or deep_model.BATCH
 
         home, store, questions_file = (Path(w) for w in args.where)
         print(json.dumps(PHASES[args.phase](home, store, load_questions(questions_file))))
@@ -263,14 +257,14 @@ def main() -> int:
         home = work / "home-1"
         print(f"indexed with meaning on in {indexed:.1f} s", flush=True)
         asked = store / "questions.json"
-        found = child("door", home, store, asked, args.deep_batch)
+        found = child("door", home, store, asked)
         print(f"deep pass: {found['records']} records in {found['pass_wall_s']:.0f} s", flush=True)
-        alone = child("static", home, store, asked, args.deep_batch)
+        alone = child("static", home, store, asked)
         halves = []
         for alternate in (False, True):
             target = work / f"home-half-{alternate}"
             state = halve(home, target, alternate=alternate)
-            halves.append((state, child("half", target, store, asked, args.deep_batch)))
+            halves.append((state, child("half", target, store, asked)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     counts = {k: sum(1 for q in questions if q.kind == k) for k in ("paraphrase", "exact")}
@@ -289,8 +283,7 @@ def main() -> int:
     print(row("static model alone (no allow_deep: the CLI)", alone))
     for floor, result in found["floors"].items():
         print(row(f"deep model (a door), floor {floor}", result))
-    batch = args.deep_batch or "as shipped"
-    print(f"  static process peak RSS {alone['rss_mb']:.0f} MB; deep model's batch: {batch}")
+    print(f"  static process peak RSS {alone['rss_mb']:.0f} MB")
     for (state, at_half), how in zip(halves, ("newest first", "every other session"), strict=True):
         read = set(state["sessions"])
         answered = sum(1 for q in questions if q.kind == "paraphrase" and set(q.answers) & read)
