@@ -30,7 +30,7 @@ _ROLES_SQL = ",".join(f"'{role}'" for role in EMBEDDED_ROLES)
 _PENDING = (
     "SELECT r.session_id FROM records r JOIN sessions s ON s.id = r.session_id"
     f" WHERE r.role IN ({_ROLES_SQL})"
-    " AND NOT EXISTS (SELECT 1 FROM record_vectors_deep v WHERE v.record_id = r.id)"
+    f" AND NOT EXISTS (SELECT 1 FROM {DEEP.table} v WHERE v.record_id = r.id)"
 )
 
 
@@ -71,7 +71,7 @@ def next_work(db: sqlite3.Connection) -> DeepWork | None:
     session_id = str(row[0])
     rows = db.execute(
         "SELECT r.id, r.role, f.body,"
-        " EXISTS (SELECT 1 FROM record_vectors_deep v WHERE v.record_id = r.id)"
+        f" EXISTS (SELECT 1 FROM {DEEP.table} v WHERE v.record_id = r.id)"
         " FROM records r JOIN records_fts f ON f.rowid = r.id"
         f" WHERE r.session_id = ? AND r.role IN ({_ROLES_SQL}) ORDER BY r.turn, r.id",
         (session_id,),
@@ -94,7 +94,7 @@ def covered(db: sqlite3.Connection, ids: list[int]) -> set[int]:
         found.update(
             int(row[0])
             for row in db.execute(
-                f"SELECT record_id FROM record_vectors_deep WHERE record_id IN ({marks})", chunk
+                f"SELECT record_id FROM {DEEP.table} WHERE record_id IN ({marks})", chunk
             )
         )
     return found
