@@ -219,15 +219,15 @@ def test_index_never_touches_the_store(history: History, store: Path) -> None:
     assert snapshot(store) == before
 
 
-# A cold pass, which says when its first session is committed: the cut points count from there.
+# A cold pass that says how many sessions it has read: the test cuts it after a given count,
+# where it is (never after a sleep, which a slow or busy machine would stretch).
 KILL_SCRIPT = """
 import sys
 from pathlib import Path
 from deja.query import History
-def started(done, total):
-    if done == 1:
-        print("started", flush=True)
-History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh(progress=started)
+def read(done, total):
+    print(done, flush=True)
+History(home=Path(sys.argv[1]), root=Path(sys.argv[2])).refresh(progress=read)
 """
 
 
@@ -235,18 +235,13 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
     for index in range(300):
         history_items = [user(f"session {index} question {n} about topic{n}") for n in range(40)]
         write_session(store, session_doc(f"k{index:04d}", history_items))
-    measure = History(home=tmp_path / "measure", root=store)
-    started = time.monotonic()
-    measure.refresh()
-    pass_seconds = time.monotonic() - started
-    measure.close()
     home = tmp_path / "home"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    # 20 points spread over the first 80 % of a pass, in random order.
-    points = [pass_seconds * 0.8 * n / 20 for n in range(20)]
-    random.Random(20).shuffle(points)
+    # 20 cuts spread over the first 80 % of the pass, in random order.
+    cuts = [1 + 240 * n // 20 for n in range(20)]
+    random.Random(20).shuffle(cuts)
     killed = 0
-    for point in points:
+    for cut in cuts:
         shutil.rmtree(home, ignore_errors=True)
         process = subprocess.Popen(
             [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)],
@@ -255,12 +250,15 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
             text=True,
         )
         assert process.stdout is not None
-        assert process.stdout.readline().strip() == "started"
-        time.sleep(point)
-        if process.poll() is not None:
-            continue  # finished before this point: nothing to cut
+        for line in process.stdout:
+            if int(line) >= cut:
+                break
+        finished = process.poll() is not None
         process.kill()
         process.wait()
+        process.stdout.close()
+        if finished:
+            continue  # finished before the cut: nothing to cut
         db = sqlite3.connect(home / "index.sqlite3")
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         # Every indexed session is whole: 40 records each, never a part of one.
