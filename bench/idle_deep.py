@@ -45,7 +45,7 @@ from bench.idle import (  # noqa: E402
 )
 from bench.make_store import parse_size  # noqa: E402
 from bench.run import deja_env, ensure_store, load_average, session_files  # noqa: E402
-from deja.live_index import DEEP_CAUGHT_UP  # noqa: E402
+from deja.live_deep import CAUGHT_UP as DEEP_CAUGHT_UP  # noqa: E402
 
 CAUGHT_UP = DEEP_CAUGHT_UP.split("{")[0]
 # How often the sidecar's CPU time is read while the deep pass runs.
