@@ -243,20 +243,18 @@ def test_kill_9_mid_pass_leaves_a_consistent_index(tmp_path: Path, store: Path) 
     killed = 0
     for cut in cuts:
         shutil.rmtree(home, ignore_errors=True)
-        process = subprocess.Popen(
+        with subprocess.Popen(
             [sys.executable, "-c", KILL_SCRIPT, str(home), str(store)],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
-        )
-        assert process.stdout is not None
-        for line in process.stdout:
-            if int(line) >= cut:
-                break
-        finished = process.poll() is not None
-        process.kill()
-        process.wait()
-        process.stdout.close()
+        ) as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                if int(line) >= cut:
+                    break
+            finished = process.poll() is not None
+            process.kill()
         if finished:
             continue  # finished before the cut: nothing to cut
         db = sqlite3.connect(home / "index.sqlite3")
